@@ -1,0 +1,1 @@
+"""Composition root, use cases and the command-line interface."""

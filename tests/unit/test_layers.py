@@ -1,0 +1,110 @@
+"""The import rule, read from every module's AST: inner layers never reach outward."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "memhtml"
+STDLIB = frozenset(sys.stdlib_module_names)
+# Standard-library modules that do I/O or spawn work: the pure layers may not touch them.
+IO_MODULES = frozenset(
+    {
+        "sqlite3",
+        "subprocess",
+        "socket",
+        "http",
+        "urllib",
+        "shutil",
+        "os",
+        "pathlib",
+        "io",
+        "tempfile",
+        "threading",
+        "multiprocessing",
+        "asyncio",
+        "logging",
+    }
+)
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE_ROOT.rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of every module imported anywhere in the file (lazy imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            found.add(module)
+    return found
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] != "memhtml" or len(parts) == 1:
+        return "root"
+    if parts[1] == "adapters" and len(parts) > 2:
+        return f"adapters.{parts[2]}"
+    return parts[1]
+
+
+def _allowed(source_layer: str, imported: str) -> bool:
+    top = imported.split(".")[0]
+    if top != "memhtml":
+        if source_layer in {"domain", "ports"}:
+            return (top in STDLIB and top not in IO_MODULES) or top == "attrs"
+        return True
+    target = _layer(imported)
+    if target == "root":
+        return source_layer in {"app", "root"}
+    if source_layer == "domain":
+        return target == "domain"
+    if source_layer == "ports":
+        return target in {"domain", "ports"}
+    if source_layer.startswith("adapters."):
+        return target in {"domain", "ports", source_layer} or imported == "memhtml.adapters"
+    return True
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE_ROOT)))
+def test_module_respects_the_import_rule(path: Path) -> None:
+    """Domain: stdlib+attrs; ports add domain; adapters never reach app or each other."""
+    source_layer = _layer(_module_name(path))
+    offending = sorted(m for m in _imports(path) if not _allowed(source_layer, m))
+    assert offending == []
+
+
+def test_rule_rejects_known_violations() -> None:
+    """The checker itself would catch each kind of outward reach."""
+    assert not _allowed("domain", "sqlite3")
+    assert not _allowed("ports", "os.path")
+    assert not _allowed("domain", "numpy")
+    assert not _allowed("domain", "memhtml.ports.errors")
+    assert not _allowed("ports", "memhtml.adapters.sqlite")
+    assert not _allowed("adapters.git", "memhtml.adapters.sqlite.connection")
+    assert not _allowed("adapters.html", "memhtml.app.bootstrap")
+    assert _allowed("adapters.git", "memhtml.adapters.git.repo")
+    assert _allowed("domain", "attrs")
+    assert _allowed("app", "memhtml.adapters.sqlite")
