@@ -1,0 +1,1 @@
+"""Benchmarks and evaluation runners; results are recorded in BENCHMARKS.md."""
