@@ -1,0 +1,1 @@
+"""Adapters over the operating system itself (the wall clock)."""
