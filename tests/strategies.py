@@ -15,7 +15,306 @@ awkward_text = st.lists(
 ).map("".join)
 
 # --- ranking: fusion, mmr, polarity, disclosure ---
+# Plain data only (no memhtml imports here, so this section never reorders the file's imports);
+# each test file builds its own values from these.
+
+# Paths from a tiny alphabet, so arm lists overlap and equal scores need the path tie-break;
+# "é" and "B" sit on either side of ASCII lowercase in plain str order.
+ranking_paths = st.text(alphabet="abB/é.", min_size=1, max_size=4)
+
+
+def ranked_lists(names: list[str]) -> st.SearchStrategy[dict[str, list[str]]]:
+    """Per arm name (a subset of ``names``), a list of distinct paths, best first."""
+    return st.dictionaries(
+        st.sampled_from(names),
+        st.lists(ranking_paths, unique=True, max_size=12),
+        max_size=len(names),
+    )
+
+
+# Three-dimensional vectors; fixed near-parallel directions make cosine-0.9 twins common, and
+# the zero vector exercises the "no direction" convention.
+small_vectors = st.one_of(
+    st.sampled_from(
+        [(1.0, 0.0, 0.0), (0.98, 0.15, 0.0), (0.9, 0.3, 0.1), (0.0, 1.0, 0.0), (0.0, 0.0, 0.0)]
+    ),
+    st.tuples(*[st.floats(-4, 4, allow_nan=False, allow_subnormal=False)] * 3),
+)
+optional_vectors = st.one_of(st.none(), small_vectors)
+
+# Gist stems with no negation marker; a test appends " not" to negate one.
+gist_stems = st.sampled_from(
+    ["x merges intervals", "cache warms on boot", "deploys go out on tuesday", "token bucket"]
+)
+
+# Entity references that collide: `person:sasha` and `concept:sasha` are two entities.
+entity_refs = st.frozensets(
+    st.sampled_from(["service:api", "person:sasha", "concept:sasha", "team:core"]), max_size=3
+)
 
 # --- query text, chunking, reinforcement, scope ---
+# Plain data only, like the ranking section; test files build memhtml values from these.
+
+# Query text assembled from the pieces that break a raw FTS5 MATCH: quotes (balanced or not),
+# apostrophes, `type:name`, leading hyphens, uppercase operators, marks, astral characters.
+fts_query_text = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ['"', "'", ":", "-", "*", "^", "(", ")", " ", "AND", "OR", "NOT", "NEAR", "and"]
+        ),
+        st.sampled_from(["déployé", "de\u0301ploye\u0301", "हिन्दी", "İstanbul", "ΣΑΣ", "x2"]),
+        st.sampled_from(["the", "how", "is", "cache", "drain", "vip", "2026", "😀", "\u0301"]),
+        awkward_text,
+    ),
+    max_size=12,
+).map("".join)
+
+# Sentence-ish prose for chunking: words, sentence ends, whitespace runs, astral characters,
+# and a long unbroken run that forces a hard cut.
+chunk_prose = st.lists(
+    st.one_of(
+        st.sampled_from(["word", "a", "Sentence.", "Why?", "Yes!", "😀", "é", "x" * 30]),
+        st.sampled_from([" ", "  ", "\n", "\t", ". ", "! ", "? ", ".\n\n", "\u00a0"]),
+        awkward_text,
+    ),
+    max_size=60,
+).map("".join)
+
+# Whole-second instants as the writer stamps them (DECISIONS 2), as epoch seconds so a test
+# can add an exact offset before formatting.
+epoch_seconds = st.integers(min_value=0, max_value=4_102_444_800)  # 1970 … 2100
+
+# Optional stamps from a tiny set so equal and ordered values both occur.
+small_stamps = st.sampled_from(
+    ["2026-01-01T00:00:00Z", "2026-03-01T12:00:00Z", "2026-09-14T07:02:11Z", "2027-01-01"]
+)
+optional_stamps = st.one_of(st.none(), small_stamps)
+
+# Outcome scores on the sidecar grid and off it, including the signed zero.
+outcome_scores = st.one_of(
+    st.floats(min_value=-1.0, max_value=1.0, allow_nan=False),
+    st.sampled_from([-1.0, -0.0, 0.0, 1.0, 0.3, -0.09, 0.00005, -0.00005]),
+)
+
+# Access-row paths from a small alphabet (repeats happen); "é" checks ensure_ascii=False.
+access_paths = st.text(alphabet="ab/é.", min_size=1, max_size=5)
+
+# Scope vocabulary small enough that scopes and files overlap often.
+scope_tags = st.sampled_from(["billing", "ops", "Billing", " ops "])
+scope_entity_pairs = st.sampled_from(
+    [
+        ("person", "Sasha"),
+        ("person", "sasha"),
+        ("concept", "sasha"),
+        ("place", "CAFÉ"),
+        ("a", "b:c"),
+    ]
+)
+scope_facet_pairs = st.sampled_from(
+    [("doc-type", "runbook"), ("doc-type", "guide"), ("tier", "1"), ("tier", "2")]
+)
+facet_specs = st.one_of(
+    st.text(alphabet="ab= \t", max_size=6),
+    st.sampled_from(["doc-type=runbook", " tier = 1 ", "query=a=b", "=x", "x=", "x"]),
+)
 
 # --- format: paths, vocabulary, memory documents ---
+# Plain data only, like the sections above; the html tests build RenderInputs from these.
+
+# Characters an HTML file can carry: no NUL, no surrogates, no C0/C1 controls other than ASCII
+# whitespace; plus U+00A0, astral characters and markup characters that must be escaped.
+format_text = st.text(
+    alphabet=st.one_of(
+        st.characters(exclude_categories=("Cs", "Cc", "Cn")),
+        st.sampled_from(
+            [" ", "\t", "\n", "\r", "\f", "\u00a0", "😀", "<", ">", "&", '"', "'", "`"]
+        ),
+    ),
+    max_size=40,
+)
+format_words = st.lists(
+    st.text(alphabet="abcxyzé😀0<&>'\"", min_size=1, max_size=8), min_size=1, max_size=8
+)
+
+
+@st.composite
+def format_datetimes(draw: st.DrawFn) -> str:
+    """A string that satisfies FORMAT §5, in every shape the rule admits."""
+    day = draw(st.dates())
+    text = f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
+    if not draw(st.booleans()):
+        return text
+    text += draw(st.sampled_from("T "))
+    text += f"{draw(st.integers(0, 23)):02d}:{draw(st.integers(0, 59)):02d}"
+    if draw(st.booleans()):
+        text += f":{draw(st.integers(0, 60)):02d}"
+        if draw(st.booleans()):
+            text += "." + draw(st.text(alphabet="0123456789", min_size=1, max_size=6))
+    zone = draw(st.sampled_from(["", "Z", "+hh:mm", "-hhmm"]))
+    hours, minutes = draw(st.integers(0, 23)), draw(st.integers(0, 59))
+    return text + zone.replace("hh", f"{hours:02d}", 1).replace("mm", f"{minutes:02d}", 1)
+
+
+# Near misses of the datetime rule: right shape, any digits, optional odd zones and letters.
+format_datetime_like = st.from_regex(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?"
+    r"([Zz]|[+-][0-9]{2}:?[0-9]{2})?",
+    fullmatch=True,
+)
+
+# Repo paths a link may target, and hrefs that break FORMAT §3.
+format_link_targets = st.lists(
+    st.text(alphabet="abc-_.0é", min_size=1, max_size=6).filter(lambda s: s not in (".", "..")),
+    min_size=1,
+    max_size=4,
+).map(lambda segs: "/".join(segs) + ".html")
+format_bad_hrefs = st.sampled_from(
+    ["", "a.html", "//host/a.html", "/", "/a//b.html", "/a/./b.html", "/../a.html", "/a/"]
+)
+format_rels = st.sampled_from(
+    [
+        "supersedes",
+        "contradicts",
+        "caused_by",
+        "leads_to",
+        "part_of",
+        "relates_to",
+        "example_of",
+        "supports",
+        "laterally_related",
+        "blocks",
+        "subtask_of",
+        "about_person",
+        "authored_by",
+        "from_session",
+    ]
+)
+
+# Body paragraphs as specs: ("prose", text) or ("code", info string, code lines).
+format_code_lines = st.lists(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(exclude_categories=("Cs", "Cc", "Cn")), st.sampled_from(" \t<&`")
+        ),
+        max_size=20,
+    ).filter(lambda line: set(line.strip(" ")) != {"`"}),
+    max_size=4,
+)
+format_paragraph_specs = st.one_of(
+    st.tuples(st.just("prose"), format_text),
+    st.tuples(
+        st.just("code"),
+        st.sampled_from(["", "python", "TypeScript x", "c++", "bad!lang", "sh"]),
+        format_code_lines,
+    ),
+)
+
+
+@st.composite
+def format_render_kwargs(draw: st.DrawFn) -> dict[str, object]:
+    """Keyword arguments for a valid ``RenderInputs``, paragraphs still as specs."""
+    non_blank = format_text.filter(lambda s: s.strip(" \t\n\r\f"))
+    memory_type = draw(
+        st.sampled_from(["episodic", "semantic", "procedural", "agent_insight", "task"])
+    )
+    optional_datetime = st.one_of(st.none(), format_datetimes())
+    optional_text = st.one_of(st.none(), non_blank)
+    return {
+        "title": draw(non_blank),
+        "memory_type": memory_type,
+        "created_at": draw(format_datetimes()),
+        "updated_at": draw(format_datetimes()),
+        "claim": draw(non_blank),
+        "paragraphs": draw(st.lists(format_paragraph_specs, max_size=4)),
+        "tags": tuple(draw(st.lists(format_text, max_size=3))),
+        "entities": tuple(draw(st.lists(format_text, max_size=3))),
+        "aliases": tuple(draw(st.lists(format_text, max_size=2))),
+        "links": tuple(draw(st.lists(st.tuples(format_rels, format_link_targets), max_size=3))),
+        "importance": draw(st.one_of(st.none(), st.integers(1, 10))),
+        "confidence": draw(st.one_of(st.none(), st.floats(0, 1))),
+        "author": draw(st.sampled_from([None, "agent", "agent:claude", "human:sasha"])),
+        "session_id": draw(optional_text),
+        "prompt_id": draw(optional_text),
+        "turn_uuid": draw(optional_text),
+        "event_at": draw(optional_datetime),
+        "valid_from": draw(optional_datetime),
+        "valid_until": draw(optional_datetime),
+        "due_at": draw(optional_datetime),
+        "task_status": draw(st.sampled_from([None, "todo", "doing", "blocked", "done"]))
+        if memory_type == "task"
+        else None,
+    }
+
+
+# HTML-ish soup: fragments of the memory vocabulary, broken markup and plain text.
+format_html_ish = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "<!doctype html>",
+                "<html>",
+                "<head>",
+                "</head>",
+                "<body>",
+                "<article>",
+                "</article>",
+                "<p>",
+                "</p>",
+                "<mark>",
+                "</mark>",
+                "<li>",
+                "<pre>",
+                "</pre>",
+                "<aside>",
+                "<details>",
+                "<summary>",
+                "<dl>",
+                "<dt>",
+                "<dd>",
+                "<figure>",
+                '<time datetime="2026-01-01">',
+                "<time>",
+                '<data value="1e3">',
+                "<dfn>",
+                '<code data-lang="py">',
+                '<code data-lang="!">',
+                '<q cite="u">',
+                "<cite>",
+                "<title>",
+                "</title>",
+                '<meta name="memhtml-type" content="semantic">',
+                '<meta name="memhtml-status" content="active">',
+                '<meta name="memhtml-x">',
+                '<meta name="memhtml-created" content="2026-01-01">',
+                '<link rel="memhtml-">',
+                '<link rel="memhtml-supports" href="/a.html">',
+                "<script>",
+                "<svg>",
+                "<math>",
+                '<p class="x" onclick="y">',
+                "<table>",
+                "<td>",
+                "<select>",
+                "<template>",
+                "<!--",
+                "-->",
+                "<![CDATA[",
+                "&amp;",
+                "&nbsp;",
+                "&#0;",
+                "&#xD800;",
+                "<",
+                ">",
+                "<b>",
+                "</b>",
+                "<a href=x>",
+                "</a>",
+                "<div>",
+                "<frameset>",
+                "<plaintext>",
+            ]
+        ),
+        format_text,
+    ),
+    max_size=40,
+).map("".join)

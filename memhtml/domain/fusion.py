@@ -1,0 +1,221 @@
+"""Reciprocal rank fusion: the arm registry and the pure twin of the fused SQL statement.
+
+Each ranking arm hands over an ordered list of paths; fusion sums ``weight / (rank + k)`` per
+path and orders by that sum, ties broken by path. The SQL adapter assembles one statement by
+folding over :data:`RANK_ARMS`, and the contract suite checks it against :func:`fuse` to 1e-9,
+so the arithmetic here is deliberately plain (see :func:`fuse`).
+
+A new arm (entity, graph…) joins by adding an :class:`ArmSpec` to the registry; nothing else
+names the arms, so dropping or adding one is a change to one tuple.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+from enum import StrEnum
+from typing import Final
+
+import attrs
+
+from memhtml.domain.errors import InvalidInput
+
+RRF_K: Final = 60
+"""The RRF damping constant: rank 1 earns 1/61, rank 40 earns 1/100."""
+
+DEFAULT_ARM_LIMIT: Final = 40
+"""How many candidates each arm contributes before fusion (every arm's SQL ``LIMIT``)."""
+
+DEFAULT_SEARCH_LIMIT: Final = 10
+"""How many hits ``search`` returns when the caller names no limit."""
+
+MMR_POOL_FACTOR: Final = 3
+"""Fused candidates fetched before MMR, as a multiple of the final limit.
+
+Diversification can only reorder what it was given, so a pool the size of the limit would make
+MMR a no-op.
+"""
+
+
+class ArmKind(StrEnum):
+    """Whether an arm reads the query or ranks by a query-blind prior."""
+
+    QUERY = "query"
+    PRIOR = "prior"
+
+
+class ArmNeed(StrEnum):
+    """An input an arm cannot run without; a missing input drops the arm, never the query."""
+
+    QUERY_TERMS = "query_terms"
+    QUERY_VECTOR = "query_vector"
+    STATE = "state"
+
+
+@attrs.frozen(kw_only=True)
+class ArmSpec:
+    """One ranking arm of the registry.
+
+    Attributes:
+        name: The arm's stable name, as the CLI's ``--arms`` and ``--weights`` spell it.
+        weight: The default RRF weight (DECISIONS 12 lets a caller override it per arm).
+        kind: ``QUERY`` when the arm reads the query, ``PRIOR`` when it is query-blind; the
+            prior gate (``gate_priors``) keys on this.
+        needs: The inputs without which the arm is dropped from the fold.
+    """
+
+    name: str
+    weight: float
+    kind: ArmKind
+    needs: frozenset[ArmNeed]
+
+
+RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
+    ArmSpec(name="fts", weight=1.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
+    ArmSpec(name="vector", weight=1.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_VECTOR})),
+    ArmSpec(name="recency", weight=0.5, kind=ArmKind.PRIOR, needs=frozenset()),
+    ArmSpec(name="salience", weight=0.4, kind=ArmKind.PRIOR, needs=frozenset({ArmNeed.STATE})),
+)
+"""The registry, in fold order. Fusion sums contributions in this order (see :func:`fuse`)."""
+
+
+@attrs.frozen(kw_only=True)
+class Fused:
+    """One fused candidate.
+
+    Attributes:
+        path: The memory's repository path.
+        score: The fused sum, comparable only within one result.
+        ranks: ``(arm name, rank)`` for every arm that ranked the path, in registry order; an arm
+            that did not rank it is absent (the CLI's ``ranks`` field).
+    """
+
+    path: str
+    score: float
+    ranks: tuple[tuple[str, int], ...]
+
+
+def arm_named(name: str, arms: Sequence[ArmSpec] = RANK_ARMS) -> ArmSpec:
+    """The registry entry called ``name``.
+
+    Raises:
+        InvalidInput: When no arm of ``arms`` has that name.
+    """
+    for arm in arms:
+        if arm.name == name:
+            return arm
+    known = ", ".join(arm.name for arm in arms)
+    raise InvalidInput(f"unknown ranking arm {name!r} (known: {known})")
+
+
+def active_arms(
+    available: Collection[ArmNeed],
+    *,
+    selection: Collection[str] | None = None,
+    arms: Sequence[ArmSpec] = RANK_ARMS,
+) -> tuple[ArmSpec, ...]:
+    """The arms that will actually fire, in registry order.
+
+    An arm fires when every input it needs is available and, if the caller selected arms
+    (``--arms``), it is among them. A missing input narrows the result; it never fails it.
+
+    Args:
+        available: The inputs this query has (query terms, a query vector, a state plane).
+        selection: Arm names the caller asked for, or ``None`` for all of them.
+        arms: The registry to filter.
+
+    Returns:
+        The firing arms, possibly none; no arm means an empty result, never a query.
+
+    Raises:
+        InvalidInput: When ``selection`` names an arm the registry does not hold, so a typo in
+            ``--arms`` is refused instead of silently running without that arm.
+    """
+    if selection is not None:
+        for name in selection:
+            arm_named(name, arms)
+    have = frozenset(available)
+    return tuple(
+        arm for arm in arms if arm.needs <= have and (selection is None or arm.name in selection)
+    )
+
+
+def fuse(
+    rankings: Mapping[str, Sequence[str]],
+    *,
+    weights: Mapping[str, float] | None = None,
+    k: float = RRF_K,
+    gate_priors: bool = False,
+    limit: int | None = None,
+    arms: Sequence[ArmSpec] = RANK_ARMS,
+) -> tuple[Fused, ...]:
+    """Fuse per-arm rankings into one ordered list (the twin of the fused SQL statement).
+
+    A path at position ``i`` (0-based) of arm ``a``'s list has rank ``i + 1`` and contributes
+    ``weight_a / (rank + k)``. Contributions are added left to right starting from ``0.0`` in
+    registry order, one ``/`` per term and nothing else, so the SQL side (``UNION ALL`` in
+    registry order, then ``SUM``) reproduces the same float to well within 1e-9.
+
+    With ``gate_priors`` a prior arm only ranks paths some query arm of ``rankings`` returned:
+    its list is restricted to those candidates and renumbered from 1, so the most recent
+    candidate takes recency rank 1. The SQL side filters the prior's CTE to the query arms'
+    union *before* its LIMIT, which is the same thing; renumbering matters, because a prior's
+    global top 40 rarely intersects a query's candidates and the gate would otherwise switch the
+    priors off instead of letting them order the relevant set. When no query arm ran at
+    all (a query of punctuation with no embedder), the priors pass ungated; gating then would
+    turn every such query into an empty result, which is a worse answer than "most recent".
+    A query arm that ran and returned nothing still gates, so the result is empty.
+
+    Args:
+        rankings: Per arm name, the paths it returned, best first (each path at most once).
+        weights: Per-arm weight overrides; arms not named keep the registry's weight.
+        k: The RRF constant (``--rrf-k``), at least 0.
+        gate_priors: Restrict prior arms to candidates a query arm found.
+        limit: Keep only the first ``limit`` results; ``None`` keeps all.
+        arms: The registry giving each arm's kind and default weight.
+
+    Returns:
+        The fused candidates by score descending, then path ascending (plain ``str`` order).
+
+    Raises:
+        InvalidInput: An unknown arm name in ``rankings`` or ``weights``, a negative or
+            non-finite weight or ``k``, a negative ``limit``, or a path repeated within one arm
+            (an arm that lists a file twice would have it counted twice, so length would beat
+            relevance).
+    """
+    if not (math.isfinite(k) and k >= 0):
+        raise InvalidInput(f"the RRF constant must be a finite number >= 0, got {k!r}")
+    if limit is not None and limit < 0:
+        raise InvalidInput(f"limit must be >= 0, got {limit!r}")
+    overrides = dict(weights or {})
+    for name, weight in overrides.items():
+        arm_named(name, arms)
+        if not (math.isfinite(weight) and weight >= 0):
+            raise InvalidInput(f"weight of arm {name!r} must be finite and >= 0, got {weight!r}")
+    for name, paths in rankings.items():
+        arm_named(name, arms)
+        if len(set(paths)) != len(paths):
+            raise InvalidInput(f"arm {name!r} lists a path more than once")
+
+    fired = [arm for arm in arms if arm.name in rankings]
+    query_found = {
+        path for arm in fired if arm.kind is ArmKind.QUERY for path in rankings[arm.name]
+    }
+    gated = gate_priors and any(arm.kind is ArmKind.QUERY for arm in fired)
+
+    scores: dict[str, float] = {}
+    ranks: dict[str, list[tuple[str, int]]] = {}
+    for arm in fired:
+        weight = overrides.get(arm.name, arm.weight)
+        paths = rankings[arm.name]
+        if gated and arm.kind is ArmKind.PRIOR:
+            paths = [path for path in paths if path in query_found]
+        for position, path in enumerate(paths):
+            rank = position + 1
+            scores[path] = scores.get(path, 0.0) + weight / (rank + k)
+            ranks.setdefault(path, []).append((arm.name, rank))
+
+    ordered = sorted(scores, key=lambda path: (-scores[path], path))
+    if limit is not None:
+        ordered = ordered[:limit]
+    return tuple(Fused(path=p, score=scores[p], ranks=tuple(ranks[p])) for p in ordered)

@@ -1,0 +1,257 @@
+"""Reciprocal rank fusion and the arm registry."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from memhtml.domain.errors import InvalidInput
+from memhtml.domain.fusion import (
+    RANK_ARMS,
+    RRF_K,
+    ArmKind,
+    ArmNeed,
+    ArmSpec,
+    Fused,
+    active_arms,
+    fuse,
+)
+from tests.strategies import ranked_lists, ranking_paths
+
+ARM_NAMES = [arm.name for arm in RANK_ARMS]
+QUERY_ARMS = {arm.name for arm in RANK_ARMS if arm.kind is ArmKind.QUERY}
+weight_overrides = st.dictionaries(
+    st.sampled_from(ARM_NAMES), st.floats(0, 3, allow_nan=False), max_size=len(ARM_NAMES)
+)
+
+
+def formula_score(
+    rankings: dict[str, list[str]], path: str, weights: dict[str, float], k: float
+) -> float:
+    """The fused sum written out independently: registry order, one term per arm."""
+    total = 0.0
+    for arm in RANK_ARMS:
+        paths = rankings.get(arm.name, [])
+        if path in paths:
+            total += weights.get(arm.name, arm.weight) / (paths.index(path) + 1 + k)
+    return total
+
+
+def test_registry_holds_the_seed_arms_in_fold_order() -> None:
+    """The registry is fts, vector, recency, salience with weights 1, 1, 0.5, 0.4."""
+    expected = [("fts", 1.0), ("vector", 1.0), ("recency", 0.5), ("salience", 0.4)]
+    assert expected == [(arm.name, arm.weight) for arm in RANK_ARMS]
+
+
+def test_each_arm_declares_what_it_needs() -> None:
+    """fts needs terms, vector a query vector, salience the state plane, recency nothing."""
+    expected = {
+        "fts": frozenset({ArmNeed.QUERY_TERMS}),
+        "vector": frozenset({ArmNeed.QUERY_VECTOR}),
+        "recency": frozenset(),
+        "salience": frozenset({ArmNeed.STATE}),
+    }
+    assert expected == {arm.name: arm.needs for arm in RANK_ARMS}
+
+
+def test_rrf_constant_is_sixty() -> None:
+    """The damping constant is the seed's 60."""
+    assert 60 == RRF_K
+
+
+def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
+    """Without a query vector the vector arm leaves the fold and the rest keep registry order."""
+    available = {ArmNeed.QUERY_TERMS, ArmNeed.STATE}
+    assert ["fts", "recency", "salience"] == [a.name for a in active_arms(available)]
+
+
+def test_active_arms_with_nothing_available_keep_recency() -> None:
+    """Recency needs no input, so it is the one arm that always fires."""
+    assert ["recency"] == [a.name for a in active_arms(set())]
+
+
+def test_active_arms_honour_the_callers_selection() -> None:
+    """A selection narrows the firing arms but cannot revive one whose input is missing."""
+    selected = active_arms({ArmNeed.QUERY_TERMS}, selection=["vector", "fts"])
+    assert ["fts"] == [a.name for a in selected]
+
+
+def test_active_arms_refuse_an_unknown_name() -> None:
+    """A typo in the arm selection is refused rather than silently dropping an arm."""
+    with pytest.raises(InvalidInput, match="vektor"):
+        active_arms(set(ArmNeed), selection=["vektor"])
+
+
+def test_a_new_arm_joins_by_registry_entry() -> None:
+    """An extra registry entry fires and fuses with no other change."""
+    graph = ArmSpec(name="graph", weight=0.3, kind=ArmKind.QUERY, needs=frozenset())
+    arms = (*RANK_ARMS, graph)
+    fired = [a.name for a in active_arms(set(), arms=arms)]
+    fused = fuse({"graph": ["a"]}, arms=arms)
+    assert (["recency", "graph"], (Fused(path="a", score=0.3 / 61, ranks=(("graph", 1),)),)) == (
+        fired,
+        fused,
+    )
+
+
+def test_fuse_sums_weighted_reciprocal_ranks() -> None:
+    """A path ranked 1 by fts and 2 by recency scores 1/61 + 0.5/62."""
+    fused = fuse({"fts": ["a", "b"], "recency": ["b", "a"]})
+    expected = (
+        Fused(path="a", score=1 / 61 + 0.5 / 62, ranks=(("fts", 1), ("recency", 2))),
+        Fused(path="b", score=1 / 62 + 0.5 / 61, ranks=(("fts", 2), ("recency", 1))),
+    )
+    assert expected == fused
+
+
+def test_equal_scores_break_by_plain_string_order() -> None:
+    """Two paths with the same sum come out in str order, uppercase before lowercase."""
+    fused = fuse({"fts": ["b"], "vector": ["B"]})
+    assert ["B", "b"] == [f.path for f in fused]
+
+
+def test_empty_arm_set_gives_an_empty_result() -> None:
+    """No arm fired means no candidates, never an error."""
+    assert () == fuse({})
+
+
+def test_weight_and_k_overrides_apply() -> None:
+    """Per-arm weights and the RRF constant can be overridden (DECISIONS 12)."""
+    fused = fuse({"fts": ["a"], "vector": ["a"]}, weights={"vector": 0.5}, k=20)
+    assert [1.0 / 21 + 0.5 / 21] == [f.score for f in fused]
+
+
+def test_limit_keeps_the_best() -> None:
+    """A limit cuts the ordered list, never reorders it."""
+    assert ["a"] == [f.path for f in fuse({"fts": ["a", "b", "c"]}, limit=1)]
+
+
+def test_gated_priors_drop_paths_no_query_arm_found() -> None:
+    """Gated, a recency-only path is dropped and the prior renumbers over the query's candidates."""
+    fused = fuse({"fts": ["a"], "recency": ["z", "a"]}, gate_priors=True)
+    expected = (Fused(path="a", score=1 / 61 + 0.5 / 61, ranks=(("fts", 1), ("recency", 1))),)
+    assert expected == fused
+
+
+def test_gate_passes_priors_when_no_query_arm_ran() -> None:
+    """A query with no terms and no vector still gets the priors' list under the gate."""
+    rankings = {"recency": ["z", "a"], "salience": ["a"]}
+    assert fuse(rankings) == fuse(rankings, gate_priors=True)
+
+
+def test_gate_with_an_empty_query_arm_empties_the_result() -> None:
+    """A query arm that ran and found nothing gates every prior-only path away."""
+    assert () == fuse({"fts": [], "recency": ["z"]}, gate_priors=True)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: fuse({"bm25": ["a"]}),
+        lambda: fuse({"fts": ["a"]}, weights={"nope": 1.0}),
+        lambda: fuse({"fts": ["a"]}, weights={"fts": -1.0}),
+        lambda: fuse({"fts": ["a"]}, weights={"fts": math.nan}),
+        lambda: fuse({"fts": ["a"]}, k=-1),
+        lambda: fuse({"fts": ["a"]}, k=math.inf),
+        lambda: fuse({"fts": ["a"]}, limit=-1),
+        lambda: fuse({"fts": ["a", "a"]}),
+    ],
+    ids=["arm", "weight-arm", "negative-weight", "nan-weight", "k", "inf-k", "limit", "dup"],
+)
+def test_fuse_refuses_malformed_options(call: Callable[[], object]) -> None:
+    """Unknown arms, bad weights, bad k, a negative limit and a repeated path are refused."""
+    with pytest.raises(InvalidInput):
+        call()
+
+
+@given(ranked_lists(ARM_NAMES))
+def test_output_is_a_permutation_of_the_union(rankings: dict[str, list[str]]) -> None:
+    """Every path any arm returned appears exactly once."""
+    union = sorted({p for paths in rankings.values() for p in paths})
+    assert union == sorted(f.path for f in fuse(rankings))
+
+
+@given(ranked_lists(ARM_NAMES))
+def test_gated_output_drops_exactly_the_prior_only_paths(rankings: dict[str, list[str]]) -> None:
+    """Under the gate the output is the union minus paths only prior arms returned."""
+    union = {p for paths in rankings.values() for p in paths}
+    found = {p for name, paths in rankings.items() if name in QUERY_ARMS for p in paths}
+    expected = found if any(name in QUERY_ARMS for name in rankings) else union
+    assert sorted(expected) == sorted(f.path for f in fuse(rankings, gate_priors=True))
+
+
+@given(ranked_lists(ARM_NAMES), weight_overrides, st.sampled_from([0, 1, 20, 60]))
+@example({"fts": ["a"], "vector": ["b"]}, {}, 60)
+def test_order_is_score_descending_then_path(
+    rankings: dict[str, list[str]], weights: dict[str, float], k: int
+) -> None:
+    """Results are sorted by score descending and equal scores by path ascending."""
+    keys = [(-f.score, f.path) for f in fuse(rankings, weights=weights, k=k)]
+    assert sorted(keys) == keys
+
+
+@given(ranked_lists(ARM_NAMES), weight_overrides, st.sampled_from([0, 1, 20, 60]))
+def test_score_equals_the_formula(
+    rankings: dict[str, list[str]], weights: dict[str, float], k: int
+) -> None:
+    """Each score is exactly Σ weight / (rank + k) summed in registry order."""
+    fused = fuse(rankings, weights=weights, k=k)
+    expected = {f.path: formula_score(rankings, f.path, weights, k) for f in fused}
+    assert expected == {f.path: f.score for f in fused}
+
+
+@given(ranked_lists(ARM_NAMES))
+def test_ranks_report_each_arms_position(rankings: dict[str, list[str]]) -> None:
+    """A hit's ranks name every arm that returned it, with its 1-based position there."""
+    fused = fuse(rankings)
+    expected = {
+        f.path: tuple(
+            (arm.name, rankings[arm.name].index(f.path) + 1)
+            for arm in RANK_ARMS
+            if f.path in rankings.get(arm.name, [])
+        )
+        for f in fused
+    }
+    assert expected == {f.path: f.ranks for f in fused}
+
+
+@given(
+    ranked_lists(ARM_NAMES),
+    st.sampled_from(ARM_NAMES),
+    ranking_paths,
+    st.integers(0, 12),
+    st.booleans(),
+)
+def test_adding_a_path_to_an_arm_never_lowers_its_score(
+    rankings: dict[str, list[str]], arm: str, path: str, at: int, gated: bool
+) -> None:
+    """Inserting a path into one more arm's list never lowers that path's fused score."""
+
+    def score_of(lists: dict[str, list[str]]) -> float:
+        return next((f.score for f in fuse(lists, gate_priors=gated) if f.path == path), 0.0)
+
+    without = dict(rankings)
+    without[arm] = [p for p in rankings.get(arm, []) if p != path]
+    grown = dict(without)
+    grown[arm] = [*without[arm][:at], path, *without[arm][at:]]
+    assert score_of(grown) >= score_of(without)
+
+
+@given(ranked_lists(ARM_NAMES), st.data(), st.booleans())
+def test_result_ignores_dict_insertion_order(
+    rankings: dict[str, list[str]], data: st.DataObject, gated: bool
+) -> None:
+    """The same rankings given in another key order fuse to the same result, bit for bit."""
+    names = data.draw(st.permutations(list(rankings)))
+    shuffled = {name: rankings[name] for name in names}
+    assert fuse(rankings, gate_priors=gated) == fuse(shuffled, gate_priors=gated)
+
+
+@given(ranked_lists(ARM_NAMES), st.integers(0, 30))
+def test_limit_is_a_prefix(rankings: dict[str, list[str]], limit: int) -> None:
+    """A limited result is the first `limit` entries of the unlimited one."""
+    assert fuse(rankings)[:limit] == fuse(rankings, limit=limit)
