@@ -1,0 +1,190 @@
+"""Bytes to an HTML5 element tree, with the guards that keep hostile input cheap.
+
+html5lib is a conformant parser but pure Python, and some input makes it slow out of all
+proportion to a memory's size: sheer length, tag soup, deep nesting (its scope checks walk the
+whole stack of open elements for every start tag) and many attributes on one tag (its
+duplicate check compares each new name with every earlier one). Each gets a named cap, checked
+before or while parsing, and crossing one yields an ``InvalidMemory`` with its own finding
+instead of a hang. Caps count elements and bytes, never seconds, so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Final
+from xml.etree.ElementTree import Element
+
+import html5lib
+from html5lib._tokenizer import HTMLTokenizer
+
+from memhtml.domain.errors import InvalidMemory
+from memhtml.domain.findings import Finding
+
+# One fact per file: real memories are a few KB. 128 KiB leaves room for long code listings
+# while bounding the worst parse (nothing but tags) to about a second on a busy core.
+MAX_FILE_BYTES: Final = 128 * 1024
+# Memories nest perhaps ten deep. html5lib's cost per start tag grows with the open-element
+# stack, so 10,000 nested <div>s would take seconds; past this depth the file is refused.
+MAX_NESTING_DEPTH: Final = 64
+# A 100 KB memory of prose holds a few hundred elements. Tag soup at the size cap would hold
+# tens of thousands, each costing html5lib and the scan tens of microseconds.
+MAX_ELEMENTS: Final = 10_000
+# Every element in the vocabulary needs at most three attributes. html5lib compares each new
+# attribute name with all earlier ones on the same tag, quadratic in this count.
+MAX_ATTRIBUTES_PER_ELEMENT: Final = 64
+
+_NAMESPACE_PREFIXES: Final = {
+    "http://www.w3.org/1999/xhtml": "",
+    "http://www.w3.org/2000/svg": "svg:",
+    "http://www.w3.org/1998/Math/MathML": "math:",
+}
+
+
+class _LimitExceeded(Exception):
+    """Raised inside the parse when a cap is crossed; turned into a finding at the edge."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.code)
+        self.finding = finding
+
+
+_TOO_DEEP: Final = Finding(
+    code="nesting-too-deep",
+    detail=f"elements nest deeper than {MAX_NESTING_DEPTH} levels",
+)
+_TOO_MANY_ELEMENTS: Final = Finding(
+    code="elements-too-many",
+    detail=f"the document holds more than {MAX_ELEMENTS} elements",
+)
+_TOO_MANY_ATTRIBUTES: Final = Finding(
+    code="attributes-too-many",
+    detail=f"an element carries more than {MAX_ATTRIBUTES_PER_ELEMENT} attributes",
+)
+
+
+class _GuardedTokenizer(HTMLTokenizer):
+    """html5lib's tokenizer, refusing a tag once it holds too many attributes."""
+
+    def attributeNameState(self) -> bool:  # noqa: N802 - html5lib's own state name
+        token = self.currentToken
+        if token is not None and len(token["data"]) > MAX_ATTRIBUTES_PER_ELEMENT:
+            raise _LimitExceeded(_TOO_MANY_ATTRIBUTES)
+        return super().attributeNameState()
+
+
+_EtreeBuilder: Any = html5lib.getTreeBuilder("etree")
+
+
+class _GuardedTreeBuilder(_EtreeBuilder):  # type: ignore[misc]  # html5lib builds it at runtime
+    """The etree tree builder, refusing a tree that grows too deep or too large."""
+
+    def reset(self) -> None:
+        super().reset()
+        self.inserted = 0
+
+    def insertElementNormal(self, token: Any) -> Any:  # noqa: N802 - overrides html5lib
+        element = super().insertElementNormal(token)
+        self._check()
+        return element
+
+    def insertElementTable(self, token: Any) -> Any:  # noqa: N802 - overrides html5lib
+        element = super().insertElementTable(token)
+        self._check()
+        return element
+
+    def _check(self) -> None:
+        self.inserted += 1
+        if len(self.openElements) > MAX_NESTING_DEPTH:
+            raise _LimitExceeded(_TOO_DEEP)
+        if self.inserted > MAX_ELEMENTS:
+            raise _LimitExceeded(_TOO_MANY_ELEMENTS)
+
+
+class _GuardedParser(html5lib.HTMLParser):
+    """An HTMLParser whose tokenizer for each document is the guarded one.
+
+    html5lib creates a fresh tokenizer per document and calls ``reset`` right after, which is
+    the one public moment to swap in the subclass without copying the parser's own code.
+    """
+
+    def reset(self) -> None:
+        self.tokenizer.__class__ = _GuardedTokenizer
+        super().reset()
+
+
+# A parser instance carries per-document state, so each thread keeps its own; building one
+# costs about a tenth of a small file's parse.
+_local = threading.local()
+
+
+def _parser() -> _GuardedParser:
+    parser: _GuardedParser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _GuardedParser(tree=_GuardedTreeBuilder, namespaceHTMLElements=False)
+        _local.parser = parser
+    return parser
+
+
+def decode_memory(data: bytes | str) -> str:
+    """The text of a memory file: strict UTF-8 (an optional BOM dropped), under the size cap.
+
+    Raises:
+        InvalidMemory: the bytes are not UTF-8, the text holds lone surrogates, or the file is
+            larger than ``MAX_FILE_BYTES``.
+    """
+    if isinstance(data, str):
+        try:
+            size = len(data.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise InvalidMemory(
+                (Finding(code="encoding-invalid", detail="text holds lone surrogates"),)
+            ) from None
+        text = data.removeprefix("\ufeff")
+    else:
+        size = len(data)
+        text = ""
+    if size > MAX_FILE_BYTES:
+        detail = f"file is {size} bytes; the limit is {MAX_FILE_BYTES}"
+        raise InvalidMemory((Finding(code="file-too-large", detail=detail),))
+    if isinstance(data, bytes):
+        try:
+            # A BOM would otherwise become text before the doctype and push the head into body.
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            detail = f"not UTF-8: undecodable byte at offset {e.start}"
+            raise InvalidMemory((Finding(code="encoding-invalid", detail=detail),)) from None
+    return text
+
+
+def parse_tree(text: str) -> Element:
+    """Parse ``text`` with html5lib into its ``<html>`` element (HTML names unprefixed).
+
+    Raises:
+        InvalidMemory: nesting, element or attribute count crosses its cap, or html5lib
+            itself fails.
+    """
+    parser = _parser()
+    try:
+        root: Element = parser.parse(text)
+    except _LimitExceeded as e:
+        raise InvalidMemory((e.finding,)) from None
+    except Exception as e:
+        # html5lib accepts any text by design; should it still fail, the caller gets the one
+        # error the parser promises instead of a library internal.
+        detail = f"the HTML parser failed ({type(e).__name__})"
+        raise InvalidMemory((Finding(code="parse-failed", detail=detail),)) from e
+    finally:
+        # Drop the finished document so a cached parser does not pin a large tree in memory.
+        parser.tree.reset()
+    return root
+
+
+def element_name(element: Element) -> str | None:
+    """The element's name (``p``, ``svg:svg``), or None for comments and processing nodes."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return None
+    if not tag.startswith("{"):
+        return tag
+    namespace, _, local = tag[1:].partition("}")
+    return _NAMESPACE_PREFIXES.get(namespace, "") + local
