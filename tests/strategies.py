@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from memhtml.domain.reinforce import AccessRow
+
 # Text that exercises the awkward corners: astral characters (2 UTF-16 units), combining
 # marks, no-break spaces and ASCII whitespace runs.
 awkward_text = st.lists(
@@ -98,6 +100,18 @@ outcome_scores = st.one_of(
 
 # Access-row paths from a small alphabet (repeats happen); "é" checks ensure_ascii=False.
 access_paths = st.text(alphabet="ab/é.", min_size=1, max_size=5)
+
+# Whole access rows, shared by the reinforcement and sidecar suites.
+access_rows = st.builds(
+    AccessRow,
+    path=access_paths,
+    access_count=st.integers(min_value=0, max_value=10**6),
+    reinforcement_count=st.integers(min_value=0, max_value=10**6),
+    outcome_score=outcome_scores,
+    last_accessed_at=optional_stamps,
+    last_reinforced_at=optional_stamps,
+    updated_at=st.sampled_from(["2026-01-01T00:00:00Z", "2026-09-14T07:02:11Z"]),
+)
 
 # Scope vocabulary small enough that scopes and files overlap often.
 scope_tags = st.sampled_from(["billing", "ops", "Billing", " ops "])

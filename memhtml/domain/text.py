@@ -1,4 +1,4 @@
-"""Text measures shared by every length limit in the project.
+"""Text measures and cuts shared by every length limit in the project.
 
 Every limit (chunk ceiling, snippet, recall budgets, commit subject) counts UTF-16 code units,
 as the original tool did (DECISIONS.md 1). Counting code points instead would let a chunk full
@@ -11,3 +11,22 @@ from __future__ import annotations
 def utf16_len(text: str) -> int:
     """Length of ``text`` in UTF-16 code units (a non-BMP character counts 2)."""
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def utf16_prefix(text: str, max_units: int) -> str:
+    """The longest prefix of ``text`` that fits in ``max_units`` UTF-16 code units.
+
+    A character outside the BMP that would straddle the ceiling is left out whole, so the
+    prefix may be one unit short of ``max_units``.
+    """
+    if max_units <= 0:
+        return ""
+    if len(text) <= max_units // 2:
+        # Even all-astral text this short fits; skips the walk for the common case.
+        return text
+    units = 0
+    for index, ch in enumerate(text):
+        units += 2 if ord(ch) > 0xFFFF else 1
+        if units > max_units:
+            return text[:index]
+    return text
