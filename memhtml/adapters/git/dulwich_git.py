@@ -1,0 +1,183 @@
+"""``GitPort`` over dulwich: no ``git`` binary involved."""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+from dulwich.diff_tree import (
+    CHANGE_ADD,
+    CHANGE_COPY,
+    CHANGE_DELETE,
+    CHANGE_RENAME,
+    RenameDetector,
+    TreeChange,
+    tree_changes,
+)
+from dulwich.object_store import iter_tree_contents
+from dulwich.objects import Blob, ObjectID
+from dulwich.objects import TreeEntry as GitTreeEntry
+from dulwich.repo import Repo
+
+from memhtml.adapters.git.failures import git_operation
+from memhtml.adapters.git.repository import (
+    commit_tree,
+    commit_tree_or_empty,
+    decode_path,
+    head_commit,
+    is_file_mode,
+    lookup_tree_path,
+    open_repository,
+    require_worktree,
+    working_path,
+)
+from memhtml.adapters.git.status import working_tree_status
+from memhtml.ports.errors import GitFailure
+from memhtml.ports.git import DiffEntry, StatusEntry, TreeEntry, blob_sha, check_repo_path
+
+HEAD_OPERATION: Final = "head"
+LIST_TREE_OPERATION: Final = "list_tree"
+READ_BLOBS_OPERATION: Final = "read_blobs"
+DIFF_OPERATION: Final = "diff"
+STATUS_OPERATION: Final = "status"
+HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
+READ_WORKING_FILE_OPERATION: Final = "read_working_file"
+
+
+class DulwichGit:
+    """The indexer's git port over the repository at ``root``.
+
+    The repository is opened per call, so every answer reflects refs and files as they are
+    now, including commits another process just landed.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        """Bind the port to a repository root (a working tree, or a bare repository)."""
+        self._root = str(root)
+
+    def head(self) -> str | None:
+        """See ``GitPort.head``."""
+        with git_operation(HEAD_OPERATION), open_repository(self._root, HEAD_OPERATION) as repo:
+            sha = head_commit(repo)
+        return None if sha is None else sha.decode("ascii")
+
+    def list_tree(self, ref: str, prefixes: Sequence[str] = ()) -> tuple[TreeEntry, ...]:
+        """See ``GitPort.list_tree``."""
+        with (
+            git_operation(LIST_TREE_OPERATION),
+            open_repository(self._root, LIST_TREE_OPERATION) as repo,
+        ):
+            tree_id = commit_tree(repo, ref)
+            found: dict[str, str] = {}
+            for raw_path, sha in _blobs_under(repo, tree_id, prefixes):
+                path = decode_path(raw_path)
+                if path is not None:
+                    found[path] = sha.decode("ascii")
+        return tuple(TreeEntry(path=path, blob_sha=found[path]) for path in sorted(found))
+
+    def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
+        """See ``GitPort.read_blobs``."""
+        found: dict[str, bytes] = {}
+        with (
+            git_operation(READ_BLOBS_OPERATION),
+            open_repository(self._root, READ_BLOBS_OPERATION) as repo,
+        ):
+            for sha in shas:
+                if sha in found:
+                    continue
+                blob = repo.object_store[ObjectID(sha.encode("ascii"))]
+                if not isinstance(blob, Blob):
+                    raise GitFailure(READ_BLOBS_OPERATION)
+                found[sha] = blob.as_raw_string()
+        return found
+
+    def diff(self, from_sha: str | None, to_sha: str | None) -> tuple[DiffEntry, ...]:
+        """See ``GitPort.diff``."""
+        with git_operation(DIFF_OPERATION), open_repository(self._root, DIFF_OPERATION) as repo:
+            old_tree = commit_tree_or_empty(repo, from_sha)
+            new_tree = commit_tree_or_empty(repo, to_sha)
+            detector = RenameDetector(repo.object_store)
+            changes = list(
+                tree_changes(repo.object_store, old_tree, new_tree, rename_detector=detector)
+            )
+        return _name_status(changes)
+
+    def status(self) -> tuple[StatusEntry, ...]:
+        """See ``GitPort.status``."""
+        with git_operation(STATUS_OPERATION), open_repository(self._root, STATUS_OPERATION) as repo:
+            require_worktree(repo, STATUS_OPERATION)
+            return working_tree_status(repo)
+
+    def hash_working_file(self, path: str) -> str:
+        """See ``GitPort.hash_working_file``."""
+        return blob_sha(self._read(path, HASH_WORKING_FILE_OPERATION))
+
+    def read_working_file(self, path: str) -> bytes:
+        """See ``GitPort.read_working_file``."""
+        return self._read(path, READ_WORKING_FILE_OPERATION)
+
+    def _read(self, path: str, operation: str) -> bytes:
+        check_repo_path(path, operation)
+        with git_operation(operation), open_repository(self._root, operation) as repo:
+            require_worktree(repo, operation)
+            return working_path(Path(repo.path), path, operation, follow_final=True).read_bytes()
+
+
+def _blobs_under(
+    repo: Repo, tree_id: ObjectID, prefixes: Sequence[str]
+) -> Iterator[tuple[bytes, ObjectID]]:
+    """(path, sha) of every file-mode entry below the prefixes; gitlinks are not blobs."""
+    roots: list[tuple[bytes, int, ObjectID]] = []
+    if not prefixes:
+        roots.append((b"", stat.S_IFDIR, tree_id))
+    for prefix in prefixes:
+        clean = check_repo_path(prefix.rstrip("/"), LIST_TREE_OPERATION)
+        found = lookup_tree_path(repo, tree_id, clean)
+        if found is not None:
+            roots.append((clean.encode("utf-8"), *found))
+    for base, mode, sha in roots:
+        if not stat.S_ISDIR(mode):
+            if is_file_mode(mode):
+                yield base, sha
+            continue
+        for entry in iter_tree_contents(repo.object_store, sha):
+            if entry.mode is not None and entry.sha is not None and is_file_mode(entry.mode):
+                assert entry.path is not None
+                yield (base + b"/" + entry.path if base else entry.path), entry.sha
+
+
+def _file_path(entry: GitTreeEntry | None) -> str | None:
+    """The text path of one side of a change, ``None`` when absent, a gitlink or not UTF-8."""
+    if entry is None or entry.mode is None or entry.path is None or not is_file_mode(entry.mode):
+        return None
+    return decode_path(entry.path)
+
+
+def _name_status(changes: list[TreeChange]) -> tuple[DiffEntry, ...]:
+    """Name-status rows: copies become adds, a delete plus an add of one path a modify."""
+    added: set[str] = set()
+    deleted: set[str] = set()
+    rows: list[DiffEntry] = []
+    for change in changes:
+        old, new = _file_path(change.old), _file_path(change.new)
+        if change.type == CHANGE_RENAME and old is not None and new is not None:
+            rows.append(DiffEntry(status="R", path=new, from_path=old))
+        elif change.type == CHANGE_COPY or change.type == CHANGE_ADD:
+            if new is not None:
+                added.add(new)
+        elif change.type == CHANGE_DELETE:
+            if old is not None:
+                deleted.add(old)
+        elif old is not None and new is not None:
+            rows.append(DiffEntry(status="M", path=new))
+        elif new is not None:
+            added.add(new)
+        elif old is not None:
+            deleted.add(old)
+    # A type change (file to symlink) walks as a delete plus an add of the same path.
+    rows.extend(DiffEntry(status="M", path=path) for path in added & deleted)
+    rows.extend(DiffEntry(status="A", path=path) for path in added - deleted)
+    rows.extend(DiffEntry(status="D", path=path) for path in deleted - added)
+    return tuple(sorted(rows, key=lambda row: (row.path, row.status)))

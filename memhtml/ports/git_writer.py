@@ -1,0 +1,213 @@
+"""The store's write side of git: create the repository, and land a change set as one commit.
+
+The meaning of a change set (which combinations are refused, which tree edits it makes) is
+decided here, in pure code, so every implementation refuses the same things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Final, Literal, Protocol
+
+import attrs
+
+from memhtml.ports.errors import GitFailure
+from memhtml.ports.git import PathRefused, blob_sha, check_repo_path
+
+COMMIT_OPERATION: Final = "commit"
+# A plain, non-executable file: the only mode a write produces.
+FILE_MODE: Final = 0o100644
+
+# Why a change set is refused, beyond an unsafe path (see ``memhtml.ports.git``).
+REFUSED_CONFLICTING_ROLES: Final = "conflicting-roles"
+REFUSED_NOT_A_FILE: Final = "not-a-file"
+REFUSED_OCCUPIED: Final = "occupied"
+REFUSED_UNDER_A_FILE: Final = "under-a-file"
+
+NodeKind = Literal["file", "tree", "other"]
+
+
+@attrs.frozen(kw_only=True)
+class FileWrite:
+    """Put ``data`` at ``path``, creating or overwriting a plain file."""
+
+    path: str
+    data: bytes
+
+
+@attrs.frozen(kw_only=True)
+class FileMove:
+    """Move the file at ``source`` to ``target`` keeping its blob and mode (``git mv``).
+
+    A write to ``target`` in the same change set replaces the moved content, which is how an
+    archive move stamps the file it moves and still diffs as a rename.
+    """
+
+    source: str
+    target: str
+
+
+@attrs.frozen(kw_only=True)
+class ChangeSet:
+    """Everything one commit changes. Each path plays one role, except that a move's target
+    may also be written.
+    """
+
+    writes: tuple[FileWrite, ...] = ()
+    deletes: tuple[str, ...] = ()
+    moves: tuple[FileMove, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class BaseNode:
+    """What the commit's parent tree holds at a path: a file (with its blob and mode), a
+    directory, or something else (a submodule).
+    """
+
+    kind: NodeKind
+    blob_sha: str | None = None
+    mode: int = FILE_MODE
+
+
+@attrs.frozen(kw_only=True)
+class TreeEdit:
+    """One path of the new tree: a blob and its mode, or ``blob_sha=None`` to remove the path."""
+
+    path: str
+    blob_sha: str | None
+    mode: int = FILE_MODE
+
+
+class HeadMoved(GitFailure):
+    """HEAD was not at ``expected_head`` when the commit tried to land, or another writer held
+    the lock. Nothing was written; re-read HEAD, rebuild the change set and retry.
+
+    Attributes:
+        expected: The head the caller built on.
+        actual: The head found, when it was read (``None`` when unborn or unknown).
+    """
+
+    def __init__(self, expected: str | None, actual: str | None) -> None:
+        super().__init__(f"{COMMIT_OPERATION} (HEAD moved)")
+        self.operation = COMMIT_OPERATION
+        self.expected = expected
+        self.actual = actual
+
+
+class GitWriter(Protocol):
+    """Creates the repository and lands change sets, one commit each."""
+
+    def init(self) -> bool:
+        """Create the repository (initial branch ``main``) unless one exists; True if created.
+
+        Never writes git config beyond what creating a repository requires: no identity.
+
+        Raises:
+            GitFailure: The directory cannot hold a repository.
+        """
+        ...
+
+    def commit(self, changes: ChangeSet, message: str, *, expected_head: str | None) -> str:
+        """Land ``changes`` as one commit on top of ``expected_head``; return the new commit.
+
+        The new tree is ``expected_head``'s tree with the changes applied (other staged work
+        stays staged, not committed). The branch HEAD names (or HEAD itself when detached)
+        moves compare-and-swap from ``expected_head``, ``None`` meaning unborn; then the
+        working-tree files and the index follow. Every call makes a commit, even one whose
+        tree equals its parent's. Should a working file fail to update after HEAD moved (a
+        full disk), the commit stands, the index describes it, ``GitFailure`` is raised, and
+        status shows the files that differ.
+
+        Raises:
+            HeadMoved: HEAD is not at ``expected_head`` or a concurrent writer holds the lock.
+            PathRefused: A path is unsafe, would be written through a symlink out of the
+                repository, or the change set is inconsistent with itself or its base tree.
+            GitFailure: Any other failure (bare repository, unreadable objects, disk).
+        """
+        ...
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        yield "/".join(parts[:end])
+
+
+def _refuse(path: str, reason: str) -> PathRefused:
+    return PathRefused(COMMIT_OPERATION, path, reason)
+
+
+def _check_roles(changes: ChangeSet) -> None:
+    """Refuse a change set in which a path plays two roles (a move target may be written)."""
+    writes = [w.path for w in changes.writes]
+    sources = [m.source for m in changes.moves]
+    targets = [m.target for m in changes.moves]
+    for group in (writes, list(changes.deletes), sources, targets):
+        seen: set[str] = set()
+        for path in group:
+            if path in seen:
+                raise _refuse(path, REFUSED_CONFLICTING_ROLES)
+            seen.add(path)
+    deletes = set(changes.deletes)
+    for path in [*writes, *sources, *targets]:
+        if path in deletes:
+            raise _refuse(path, REFUSED_CONFLICTING_ROLES)
+    moved_from = set(sources)
+    for path in [*writes, *targets]:
+        if path in moved_from:
+            raise _refuse(path, REFUSED_CONFLICTING_ROLES)
+
+
+def plan_tree_edits(
+    changes: ChangeSet, lookup: Callable[[str], BaseNode | None]
+) -> tuple[TreeEdit, ...]:
+    """Check a change set against the parent tree and turn it into tree edits.
+
+    Refused (``PathRefused`` with ``operation="commit"``): an unsafe path; a path in two roles
+    (a move target that is also written is allowed); deleting or moving what is not a file of
+    the parent tree; moving onto an existing path; writing over a directory or submodule; a
+    new path below a file, whether that file is in the parent tree or is itself new. A path
+    below a file being removed in the same change set is refused too: git would take it, but
+    nothing here needs it and the rule stays one line.
+
+    Args:
+        changes: The change set.
+        lookup: What the parent tree holds at a path, ``None`` when nothing.
+
+    Returns:
+        One edit per changed path, ordered by path.
+    """
+    for path in [
+        *(w.path for w in changes.writes),
+        *changes.deletes,
+        *(p for m in changes.moves for p in (m.source, m.target)),
+    ]:
+        check_repo_path(path, COMMIT_OPERATION)
+    _check_roles(changes)
+
+    removed: dict[str, BaseNode] = {}
+    for path in [*changes.deletes, *(m.source for m in changes.moves)]:
+        node = lookup(path)
+        if node is None or node.kind != "file":
+            raise _refuse(path, REFUSED_NOT_A_FILE)
+        removed[path] = node
+
+    targets = {m.target for m in changes.moves}
+    written = {w.path: w.data for w in changes.writes}
+    new_paths = targets | set(written)
+    for path in sorted(new_paths):
+        node = lookup(path)
+        if node is not None and (path in targets or node.kind != "file"):
+            raise _refuse(path, REFUSED_OCCUPIED)
+        for ancestor in _ancestors(path):
+            above = lookup(ancestor)
+            if ancestor in new_paths or (above is not None and above.kind != "tree"):
+                raise _refuse(path, REFUSED_UNDER_A_FILE)
+
+    edits = {path: TreeEdit(path=path, blob_sha=None) for path in removed}
+    for move in changes.moves:
+        source = removed[move.source]
+        edits[move.target] = TreeEdit(path=move.target, blob_sha=source.blob_sha, mode=source.mode)
+    for path, data in written.items():
+        edits[path] = TreeEdit(path=path, blob_sha=blob_sha(data))
+    return tuple(edits[path] for path in sorted(edits))
