@@ -1,64 +1,140 @@
 """The embedding contract: every embedder passes the same assertions.
 
-Later embedders (local ONNX, Bedrock-stubbed) join by adding a factory to EMBEDDERS.
+The hashing fake, the local ONNX model and Bedrock (Titan and Cohere, answered through
+botocore's Stubber) each join by one factory in ``EMBEDDERS``. An embedder whose queries use
+another side of its space (Cohere's ``search_query``) says so in ``SYMMETRIC``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import cache
+from typing import Protocol
 
+import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memhtml.adapters.bedrock import COHERE_ENGLISH_V3, TITAN_V2, set_testing
 from memhtml.adapters.hashing.embedder import HashingEmbedder
+from memhtml.adapters.local import OnnxMiniLmEmbedder
+from memhtml.ports.embedder import Embedder, QueryEmbedder, Vector
+from tests.contract.test_bedrock_embedder import stubbed_bedrock
 
-EMBEDDERS: dict[str, Callable[[], HashingEmbedder]] = {
+
+class AnyEmbedder(Embedder, QueryEmbedder, Protocol):
+    """Both halves of the port: what every embedder under contract implements."""
+
+
+@cache
+def _shared_minilm() -> OnnxMiniLmEmbedder:
+    # One loaded model for the whole run: loading it per test would cost a second each time.
+    return OnnxMiniLmEmbedder()
+
+
+EMBEDDERS: dict[str, Callable[[], AnyEmbedder]] = {
     "hashing-256": HashingEmbedder,
     "hashing-16": lambda: HashingEmbedder(16),
+    "onnx-minilm": _shared_minilm,
+    "bedrock-titan-256": lambda: stubbed_bedrock(TITAN_V2, 256),
+    "bedrock-cohere": lambda: stubbed_bedrock(COHERE_ENGLISH_V3),
 }
+# Fresh instances for the cross-instance determinism test (a second model load is fine once).
+FRESH: dict[str, Callable[[], AnyEmbedder]] = {**EMBEDDERS, "onnx-minilm": OnnxMiniLmEmbedder}
+SYMMETRIC = frozenset({"hashing-256", "hashing-16", "onnx-minilm", "bedrock-titan-256"})
 
 TEXTS = (
     "",
     "The search API allows 300 requests per minute.",
     "déployé sur le serveur — 東京 😀",
-    "word " * 5000,
+    "Ünïcödé ﬁle naïve façade Ελληνικά العربية हिन्दी",
+    "word " * 20_000,
 )
+# Equal to within float32 rounding: a batch and a single text may take different kernels.
+BATCH_TOLERANCE = 1e-6
+
+
+@pytest.fixture(autouse=True)
+def no_backoff_sleep() -> Iterator[None]:
+    """Bedrock's retry loop never waits in these tests."""
+    set_testing(True)
+    yield
+    set_testing(False)
 
 
 @pytest.fixture(params=sorted(EMBEDDERS))
-def embedder(request: pytest.FixtureRequest) -> HashingEmbedder:
-    return EMBEDDERS[request.param]()
+def named(request: pytest.FixtureRequest) -> tuple[str, AnyEmbedder]:
+    """Each embedder under contract, with its name."""
+    name: str = request.param
+    return name, EMBEDDERS[name]()
 
 
-def _norm(v: tuple[float, ...]) -> float:
-    return math.sqrt(sum(x * x for x in v))
+def _norm(v: Vector) -> float:
+    return math.sqrt(math.fsum(x * x for x in v))
 
 
-def test_dimension_matches_watermark(embedder: HashingEmbedder) -> None:
-    """Every vector has the dimension the watermark states."""
+def _max_diff(a: tuple[Vector, ...], b: tuple[Vector, ...]) -> float:
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+
+
+def test_dimension_matches_watermark(named: tuple[str, AnyEmbedder]) -> None:
+    """Every vector, document or query, has the dimension the watermark states."""
+    _, embedder = named
     dim = int(embedder.watermark.rsplit("@", 1)[1])
-    assert [dim] * len(TEXTS) == [len(v) for v in embedder.embed(TEXTS)]
+    lengths = [len(v) for v in embedder.embed(TEXTS)] + [len(embedder.embed_query("q"))]
+    assert [dim] * (len(TEXTS) + 1) + [dim] == [*lengths, embedder.dim]
 
 
-def test_vectors_have_unit_norm(embedder: HashingEmbedder) -> None:
-    """Empty, long and non-ASCII texts all come back L2-normalised."""
-    assert all(abs(_norm(v) - 1.0) < 1e-6 for v in embedder.embed(TEXTS))
+def test_vectors_have_unit_norm(named: tuple[str, AnyEmbedder]) -> None:
+    """Empty, very long and non-ASCII texts all come back L2-normalised, queries too."""
+    _, embedder = named
+    vectors = [*embedder.embed(TEXTS), *(embedder.embed_query(t) for t in TEXTS)]
+    assert [] == [i for i, v in enumerate(vectors) if abs(_norm(v) - 1.0) > 1e-6]
 
 
-def test_batch_equals_one_by_one(embedder: HashingEmbedder) -> None:
-    """A batch result equals embedding each text alone, and queries share the space."""
+def test_batch_equals_one_by_one(named: tuple[str, AnyEmbedder]) -> None:
+    """A batch result equals embedding each text alone, in input order."""
+    _, embedder = named
     batch = embedder.embed(TEXTS)
-    assert batch == tuple(embedder.embed([t])[0] for t in TEXTS)
-    assert batch == tuple(embedder.embed_query(t) for t in TEXTS)
+    alone = tuple(embedder.embed([t])[0] for t in TEXTS)
+    assert (len(TEXTS), True) == (len(batch), _max_diff(batch, alone) <= BATCH_TOLERANCE)
 
 
-@settings(max_examples=50)
-@given(st.text(max_size=300))
-def test_deterministic_across_instances(text: str) -> None:
-    """Two instances give identical vectors: no per-process hash salt leaks in."""
-    assert HashingEmbedder().embed([text]) == HashingEmbedder().embed([text])
+def test_deterministic_within_and_across_instances(named: tuple[str, AnyEmbedder]) -> None:
+    """The same texts give the same vectors from the same instance and from a new one."""
+    name, embedder = named
+    first = embedder.embed(TEXTS)
+    assert first == embedder.embed(TEXTS)
+    assert _max_diff(first, FRESH[name]().embed(TEXTS)) <= BATCH_TOLERANCE
+
+
+def test_empty_batch_is_empty(named: tuple[str, AnyEmbedder]) -> None:
+    """No texts, no vectors, and no model call needed to say so."""
+    _, embedder = named
+    assert () == embedder.embed([])
+
+
+def test_queries_share_the_document_space_when_symmetric(named: tuple[str, AnyEmbedder]) -> None:
+    """A symmetric embedder's query vector equals its document vector for the same text."""
+    name, embedder = named
+    docs = embedder.embed(TEXTS[1:3])
+    queries = tuple(embedder.embed_query(t) for t in TEXTS[1:3])
+    assert (name in SYMMETRIC) == (_max_diff(docs, queries) <= BATCH_TOLERANCE)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(EMBEDDERS)), text=st.text(max_size=300))
+def test_any_text_gets_a_stable_unit_vector(name: str, text: str) -> None:
+    """Arbitrary text embeds to a unit vector, the same alone as beside another text."""
+    embedder = EMBEDDERS[name]()
+    alone = embedder.embed([text])
+    beside = embedder.embed([text, "a neighbour in the same batch"])[:1]
+    assert (True, True) == (
+        abs(_norm(alone[0]) - 1.0) <= 1e-6,
+        _max_diff(alone, beside) <= BATCH_TOLERANCE,
+    )
 
 
 def test_shared_words_are_closer_than_unrelated_text() -> None:
@@ -70,5 +146,5 @@ def test_shared_words_are_closer_than_unrelated_text() -> None:
     assert _dot(a, b) > _dot(a, c)
 
 
-def _dot(x: tuple[float, ...], y: tuple[float, ...]) -> float:
+def _dot(x: Vector, y: Vector) -> float:
     return sum(p * q for p, q in zip(x, y, strict=True))
