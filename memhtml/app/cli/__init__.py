@@ -1,18 +1,12 @@
-"""The ``memhtml`` command line: one click group; command groups register in their own modules."""
+"""The ``memhtml`` command line: one click group, one envelope per invocation on stdout.
+
+Importing this package loads click and the framework only; command bodies import their
+adapters when they run.
+"""
 
 from __future__ import annotations
 
-import click
+from memhtml.app.cli.app import REGISTRARS, RootGroup, build_cli, cli, main, run
+from memhtml.app.cli.output import CommandResult, emits
 
-from memhtml import __version__
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="memhtml")
-def cli() -> None:
-    """Long-term memory for AI agents, kept as a git repository of semantic HTML files."""
-
-
-def main() -> None:
-    """Console-script entry point."""
-    cli()
+__all__ = ["REGISTRARS", "CommandResult", "RootGroup", "build_cli", "cli", "emits", "main", "run"]

@@ -1,0 +1,140 @@
+"""The root group, the one command table, and the entry point that keeps the stdout contract.
+
+Every invocation prints exactly one newline-terminated envelope on stdout, whatever happens:
+success, a usage error, an unknown command, ``--help`` in a pipe, or a crash. Logs and
+tracebacks go to stderr. Exit 0 on success, 2 on a usage error, 1 on a runtime failure.
+
+Adding commands: a command module defines ``register(group)`` that adds its commands (or a
+subgroup such as ``index``) to the group, and is listed in ``REGISTRARS``. Its commands use
+``memhtml.app.cli.output.emits`` and import adapters inside the command body, so that
+``import memhtml.app.cli`` stays free of database drivers, git, HTML parsing and models.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NoReturn
+
+import click
+
+from memhtml.app.cli import help as help_module
+from memhtml.app.cli import manifest
+from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
+from memhtml.app.cli.failures import describe_failure
+from memhtml.app.cli.global_options import REPO, ScannedArgs, scan_arguments
+from memhtml.app.cli.logs import configure_logging
+from memhtml.app.cli.program import PROGRAM, SUMMARY
+from memhtml.app.cli.state import CliState
+from memhtml.app.cli.stdout import EnvelopeWriter
+
+Registrar = Callable[[click.Group], None]
+
+# The one command table: parsing, help and the manifest all read the group these fill.
+REGISTRARS: Final[tuple[Registrar, ...]] = (manifest.register, help_module.register)
+
+
+class NoEnvelope(RuntimeError):
+    """A command returned without printing its result: it bypassed the output decorator."""
+
+
+class RootGroup(click.Group):
+    """The ``memhtml`` group; its ``main`` wraps click's parsing in the stdout contract."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> NoReturn:
+        """Run one invocation and exit with its status.
+
+        Click's own standalone handling (plain-text errors, help on stdout) is never used,
+        whatever ``standalone_mode`` says: it would break the one-envelope contract.
+        """
+        sys.exit(run(self, sys.argv[1:] if args is None else list(args)))
+
+
+def run(root: click.Group, argv: Sequence[str]) -> int:
+    """Run ``argv`` against ``root``, print one envelope, and return the exit status."""
+    scanned = scan_arguments(root, argv)
+    writer = EnvelopeWriter(scanned.options)
+    try:
+        configure_logging(os.environ)
+        if scanned.missing_value is not None:
+            raise click.BadOptionUsage(scanned.missing_value, f"Option '{REPO}' requires a path.")
+        state = CliState(options=scanned.options, writer=writer, stdout_is_tty=_is_tty())
+        if scanned.options.help:
+            words = (*scanned.command_path, *scanned.unresolved)
+            help_module.show_help(root, words, state)
+        else:
+            # Bare `memhtml` prints the manifest (CLI.md §2).
+            rest = list(scanned.rest) or [manifest.MANIFEST_COMMAND]
+            click.Group.main(root, args=rest, prog_name=PROGRAM, standalone_mode=False, obj=state)
+        if not writer.emitted:
+            raise NoEnvelope("the command finished without printing its result")
+    except BrokenPipeError:
+        return _reader_gone()
+    except Exception as exc:  # every failure, ours or not, becomes the one failure envelope
+        return _report(exc, scanned, root, writer)
+    return EXIT_OK
+
+
+def build_cli(registrars: Sequence[Registrar] = REGISTRARS) -> RootGroup:
+    """A root group with the commands ``registrars`` add (tests add throwaway ones)."""
+    root = RootGroup(
+        name=PROGRAM,
+        help=SUMMARY,
+        # No click help option anywhere: -h/--help are lifted out before parsing, and click's
+        # own would print plain text to stdout.
+        context_settings={"help_option_names": []},
+    )
+    for register in registrars:
+        register(root)
+    return root
+
+
+def _report(exc: Exception, scanned: ScannedArgs, root: click.Group, writer: EnvelopeWriter) -> int:
+    failure = describe_failure(exc, scanned, root)
+    if failure.code == ERR_UNKNOWN:
+        traceback.print_exception(exc, file=sys.stderr)
+    if writer.emitted:
+        # The result is out already; a second envelope would break every parser downstream.
+        print(f"memhtml: {failure.code}: {failure.message}", file=sys.stderr)
+    else:
+        writer.failure(failure)
+    return failure.exit_status
+
+
+def _reader_gone() -> int:
+    """The reader closed stdout (`memhtml manifest | head -1`): nobody is left to tell.
+
+    Point stdout at the null device, or the interpreter's final flush raises again and prints
+    a second traceback for a pipe the caller closed on purpose.
+    """
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real descriptor (an in-memory stream)
+        pass
+    return EXIT_RUNTIME
+
+
+def _is_tty() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # a closed or foreign stream is not a terminal
+        return False
+
+
+cli: Final = build_cli()
+
+
+def main() -> NoReturn:
+    """Console-script entry point."""
+    cli.main()

@@ -1,0 +1,119 @@
+"""The environment variables memhtml reads, with what each does and its fallback.
+
+One table for the manifest's ``config`` and for the code that reads a variable here, so the
+documented name and the read name cannot differ.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+ENV_ROOT: Final = "MEMHTML_ROOT"
+ENV_REFUSE_ENV_ROOT: Final = "MEMHTML_REFUSE_ENV_ROOT"
+ENV_LOG_LEVEL: Final = "MEMHTML_LOG_LEVEL"
+
+
+@attrs.frozen(kw_only=True)
+class EnvironmentVariable:
+    """One variable as the manifest lists it.
+
+    Attributes:
+        name: The variable's name.
+        description: What it controls and the values it takes.
+        fallback: What applies when it is unset or empty; ``None`` when nothing does.
+    """
+
+    name: str
+    description: str
+    fallback: str | None
+
+
+ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
+    EnvironmentVariable(
+        name=ENV_ROOT,
+        description="The memory repository root when --repo is not given.",
+        fallback="~/memhtml",
+    ),
+    EnvironmentVariable(
+        name=ENV_REFUSE_ENV_ROOT,
+        description=(
+            "When truthy (1, true, yes, on), the root comes only from --repo; commands that "
+            "open a repository without it fail with ERR_REPO_REQUIRED."
+        ),
+        fallback="off",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_EMBED",
+        description=(
+            "The embedding backend: local, bedrock or off (on means local); off writes no "
+            "vectors and every search runs without the vector arm."
+        ),
+        fallback="local",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_EMBED_MODEL",
+        description="The embedding model id; the vector-space watermark is <model>@<dim>.",
+        fallback="the backend's default model",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_EMBED_MODEL_DIR",
+        description=(
+            "Local backend only: a directory with model.onnx and tokenizer.json that "
+            "replaces the bundled model."
+        ),
+        fallback="the bundled model",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_EMBED_DIM",
+        description="Bedrock Titan only: the vector size, 256, 512 or 1024.",
+        fallback="the model's default",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_EMBED_THREADS",
+        description="Local backend only: the number of inference threads.",
+        fallback="min(2, CPU count)",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_VECTOR_COVERAGE_FLOOR",
+        description=(
+            "A share from 0 to 1: below it search and recall drop the vector arm and doctor "
+            "reports vectorCoverageLow."
+        ),
+        fallback="0.95",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_FTS_TOKENIZER",
+        description=(
+            "The full-text tokenizer chosen when the index is built: unicode61 or porter; a "
+            "change takes effect with index rebuild."
+        ),
+        fallback="unicode61",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_AWS_REGION",
+        description="Bedrock backend only: the AWS region.",
+        fallback="us-east-1",
+    ),
+    EnvironmentVariable(
+        name="AWS_BEARER_TOKEN_BEDROCK",
+        description="Bedrock backend only: the bearer token for the embedding API.",
+        fallback=None,
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_GIT_NAME",
+        description="Commit author and committer name when git's own configuration has none.",
+        fallback="memhtml",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_GIT_EMAIL",
+        description="Commit author and committer email when git's own configuration has none.",
+        fallback="memhtml@localhost.invalid",
+    ),
+    EnvironmentVariable(
+        name=ENV_LOG_LEVEL,
+        description="How much goes to stderr: debug, info, warning or error.",
+        fallback="info",
+    ),
+)

@@ -1,0 +1,50 @@
+"""Errors the application layer raises: conditions only a use case or the command line can see.
+
+The domain and port errors stay where they are (``memhtml.domain.errors``,
+``memhtml.ports.errors``); the command line maps all of them to ``ERR_*`` codes in one table
+(``memhtml.app.cli.errors``).
+"""
+
+from __future__ import annotations
+
+from memhtml.domain.errors import InvalidInput, MemhtmlError
+
+
+class RepoRequired(MemhtmlError):
+    """No usable memory repository: the root may not come from the environment, or the root is
+    not an initialized memhtml repository.
+
+    Attributes:
+        root: The resolved root, when there was one (``None`` when only ``--repo`` may name it).
+        suggestions: Runnable next steps, e.g. ``memhtml init --repo /path``.
+    """
+
+    def __init__(self, message: str, *, root: str | None, suggestions: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.root = root
+        self.suggestions = suggestions
+
+
+class MissingArgument(InvalidInput):
+    """A required value is absent (an ``apply`` line without ``title``…).
+
+    A subclass of ``InvalidInput`` so a library caller that catches malformed input catches this
+    too; the command line tells the two apart (``ERR_MISSING_ARGUMENT`` vs ``ERR_INVALID_FLAG``).
+    """
+
+
+class DirtyTree(MemhtmlError):
+    """A command must change paths that carry uncommitted edits; committing would sweep them in.
+
+    Attributes:
+        paths: The repo-relative paths with uncommitted edits, sorted.
+    """
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        listed = ", ".join(paths) or "(none named)"
+        super().__init__(f"uncommitted edits in the paths this command must change: {listed}")
+
+
+class DiscriminationFailed(MemhtmlError):
+    """The discrimination eval ran and its gate failed (EVAL.md)."""

@@ -1,0 +1,147 @@
+"""--pretty: aligned key/value lines, tables for lists of flat objects, wrapped text."""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from memhtml.app.cli.envelope import JsonValue
+from memhtml.app.cli.pretty import (
+    ELLIPSIS,
+    MAX_CELL_WIDTH,
+    WIDTH,
+    render,
+    render_failure,
+    render_success,
+)
+
+keys = st.text(alphabet="abcdefgXYZ_", min_size=1, max_size=10)
+prose = st.lists(st.sampled_from([*"abc xyz.\n-é😀", "  ", "long" * 30]), max_size=60).map("".join)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), prose)
+# Anything at all, tables included.
+any_values: st.SearchStrategy[JsonValue] = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=25,
+)
+# Objects nested in objects with text or lists of text as leaves: no table can form, so no
+# cell is ever cut and every character of every leaf must be printed.
+untabled: st.SearchStrategy[JsonValue] = st.recursive(
+    st.one_of(prose, st.lists(prose, max_size=3)),
+    lambda inner: st.dictionaries(keys, inner, min_size=1, max_size=4),
+    max_leaves=15,
+)
+
+
+def _keys(value: JsonValue) -> set[str]:
+    if isinstance(value, dict):
+        return set(value).union(*(_keys(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_keys(item) for item in value))
+    return set()
+
+
+def _leaves(value: JsonValue) -> list[str]:
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value] if isinstance(value, str) else []
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+@given(any_values)
+@example({"a": [{"x": 1}, {"y": None}], "b": [[1, 2], {"c": {}}], "d": []})
+@example([[[]]])
+def test_output_is_newline_terminated_without_trailing_spaces(value: JsonValue) -> None:
+    """Every rendering ends with a newline and no line ends in spaces."""
+    text = render(value)
+    assert text.endswith("\n")
+    assert [] == [line for line in text.split("\n") if line != line.rstrip()]
+
+
+@given(any_values)
+@example([{"a": 1}, {"b": 2}])
+@example({"k": [{"inner": "x"}]})
+def test_every_key_is_shown(value: JsonValue) -> None:
+    """Object keys are never cut or lost, in tables (as headers) or in key/value lines."""
+    text = render(value)
+    assert set() == {key for key in _keys(value) if key not in text}
+
+
+@given(untabled)
+@example({"a": "word " * 40, "b": {"c": ["x", "long" * 30]}})
+def test_wrapping_never_loses_text(value: JsonValue) -> None:
+    """Outside tables, wrapping only moves text between lines: every leaf is printed whole."""
+    squeezed = _squeezed(render(value))
+    assert [] == [leaf for leaf in _leaves(value) if _squeezed(leaf) not in squeezed]
+
+
+@given(untabled)
+def test_lines_stay_within_the_width_unless_a_key_is_long(value: JsonValue) -> None:
+    """Text wraps to the width; only deep nesting may push a line past it."""
+    for line in render(value).split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        assert len(line) <= max(WIDTH, indent + 50)
+
+
+@given(st.lists(st.dictionaries(keys, scalars, min_size=1, max_size=4), min_size=1, max_size=6))
+@example([{"X": ""}])
+def test_a_list_of_flat_objects_is_a_table(rows: list[dict[str, JsonValue]]) -> None:
+    """One header, one rule, one line per row (empty cells too); every key in the header."""
+    table: JsonValue = [*rows]
+    text = render(table)
+    assert text.endswith("\n")
+    lines = text[:-1].split("\n")
+    assert len(rows) + 2 == len(lines)
+    assert set(lines[1]) <= {"-", " "}
+    for key in {key for row in rows for key in row}:
+        assert key in lines[0].split()
+
+
+def test_table_aligns_columns_and_cuts_a_wide_middle_cell() -> None:
+    """Columns line up; a cell wider than the cap, not in the last column, ends in an ellipsis."""
+    rows: list[JsonValue] = [{"path": "a.html", "snippet": "x" * 80, "n": 1}, {"path": "bb.html"}]
+    lines = render(rows).split("\n")
+    assert "path     snippet" == lines[0][: len("path     snippet")]
+    assert lines[2].split()[1].endswith(ELLIPSIS)
+    assert MAX_CELL_WIDTH == len(lines[2].split()[1])
+    assert lines[0].rindex("n") == lines[2].rindex("1")
+
+
+def test_objects_align_their_values() -> None:
+    """Values start in one column; booleans and nulls read as words."""
+    text = render({"path": "a.html", "deduped": False, "existingPath": None})
+    expected = "path          a.html\ndeduped       no\nexistingPath  —\n"
+    assert expected == text
+
+
+def test_nested_objects_indent_under_their_key() -> None:
+    """A nested object is a section: its key, then its lines two spaces in."""
+    assert "summary:\n  total  3\n" == render({"summary": {"total": 3}})
+
+
+def test_list_items_that_are_objects_get_dashes() -> None:
+    """Items that are not flat objects render as '-' blocks."""
+    text = render([{"ranks": {"fts": 1}}, "x"])
+    assert "- ranks:\n    fts  1\n- x\n" == text
+
+
+def test_success_starts_with_the_type() -> None:
+    """The response type heads the rendering."""
+    assert "memory.list\nfiles  (none)\n" == render_success("memory.list", {"files": []})
+
+
+def test_failure_drops_the_api_version() -> None:
+    """A person needs the error, its code and the next steps, not the envelope's version."""
+    envelope: JsonValue = {
+        "apiVersion": "1",
+        "error": "boom",
+        "code": "ERR_GIT",
+        "suggestions": ["memhtml doctor"],
+    }
+    expected = "error        boom\ncode         ERR_GIT\nsuggestions  memhtml doctor\n"
+    assert expected == render_failure(envelope)
