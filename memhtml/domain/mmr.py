@@ -1,10 +1,17 @@
 """Maximal marginal relevance: the diversification pass after fusion and polarity.
 
 Greedy selection: each step picks the candidate maximising
-``λ·relevance − (1−λ)·max_sim_to_selected``. Relevance is the candidate's ``score``, which the
-polarity step sets to its reciprocal fused position (``1/position``, lowered for a demoted twin).
+``λ·relevance − (1−λ)·max_sim_to_selected``. Relevance is a linear stand-in for the
+candidate's position in the ranked input (after polarity): ``1 − i/n`` for the i-th of n.
 Fused sums are not comparable across queries, so a monotone stand-in for rank is the honest
 input; diversification only needs the order to be right.
+
+Why linear and not ``1/position``: relevance has to live on the same scale as the cosine
+penalty. Under ``1/position`` the second candidate already scores half the first, so at
+λ = 0.5 a near-duplicate of the top hit at position 2 (cosine 0.6) lost to an unrelated
+candidate at position 25 — measured on the demo corpus, where the two best full-text matches
+fell out of the top 10. A linear stand-in keeps neighbouring ranks close, so similarity only
+reorders candidates whose relevance is genuinely close.
 """
 
 from __future__ import annotations
@@ -21,12 +28,7 @@ MMR_LAMBDA: Final = 0.5
 
 
 class MmrCandidate(Protocol):
-    """What MMR reads from a candidate: its relevance and, when known, its vector."""
-
-    @property
-    def score(self) -> float:
-        """Relevance, higher first (the polarity step's reciprocal-rank score)."""
-        ...
+    """What MMR reads from a candidate besides its position: its vector, when known."""
 
     @property
     def vector(self) -> Sequence[float] | None:
@@ -54,7 +56,7 @@ def mmr_select(
     the pass would spend O(n²) comparisons reproducing the order it was handed.
 
     Args:
-        candidates: Candidates in ranked order (score non-increasing).
+        candidates: Candidates in ranked order, best first; the order is the relevance.
         lambda_: The relevance weight, at least 0.
         limit: How many to pick; ``None`` picks them all (a full reordering).
 
@@ -77,11 +79,12 @@ def mmr_select(
     # candidate with a vector has been compared with it.
     max_sim: list[float | None] = [None] * len(candidates)
     picked: list[CandidateT] = []
+    n = len(candidates)
     while len(picked) < wanted:
         best = max(
             remaining,
             key=lambda i: (
-                lambda_ * candidates[i].score - (1 - lambda_) * (max_sim[i] or 0.0),
+                lambda_ * (1.0 - i / n) - (1 - lambda_) * (max_sim[i] or 0.0),
                 -i,
             ),
         )

@@ -94,7 +94,7 @@ class PolarityCandidate:
 
 @attrs.frozen(kw_only=True)
 class PolarityScored:
-    """A candidate after the polarity step; MMR reads ``score`` as relevance.
+    """A candidate after the polarity step; its order is the relevance MMR reads.
 
     Attributes:
         path: The memory's repository path.

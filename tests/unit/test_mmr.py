@@ -24,7 +24,7 @@ class Cand:
 
 
 def ranked(vectors: Sequence[tuple[float, ...] | None]) -> list[Cand]:
-    """Candidates in fused order with reciprocal-rank relevance, as the polarity step emits."""
+    """Candidates in fused order, as the polarity step emits them."""
     return [Cand(path=f"p{i}", score=1 / (i + 1), vector=v) for i, v in enumerate(vectors)]
 
 
@@ -122,3 +122,18 @@ def test_first_pick_is_the_most_relevant(pool: list[Cand], lambda_: float) -> No
 def test_full_selection_is_a_permutation(pool: list[Cand], lambda_: float) -> None:
     """Without a limit MMR reorders every candidate and drops none."""
     assert sorted(c.path for c in pool) == sorted(c.path for c in mmr_select(pool, lambda_=lambda_))
+
+
+def test_a_relevant_neighbour_beats_an_unrelated_tail_candidate() -> None:
+    """A related hit at position 2 (cosine 0.6 to the first) is not displaced by position 25.
+
+    Pins the linear rank stand-in: under 1/position relevance the unrelated tail candidate won,
+    which pushed the best full-text matches out of the demo's top 10.
+    """
+    top = (1.0, 0.0, 0.0)
+    related = (0.6, 0.8, 0.0)
+    unrelated = (0.0, 0.0, 1.0)
+    near_copy = (0.7, 0.0, 0.714)
+    pool = ranked([top, related, *([near_copy] * 22), unrelated, *([near_copy] * 5)])
+    picked = mmr_select(pool, limit=2)
+    assert ["p0", "p1"] == [c.path for c in picked]
