@@ -1,0 +1,127 @@
+"""The ``index_state`` watermark (SCHEMA §3.7): reading it as a value, and the writes that move it.
+
+Three states, not two: no row (never indexed: ``update`` rebuilds), a row with a NULL
+``head_sha`` (a rebuild in flight or dead: ``update`` refuses), a row with a commit.
+
+The working-tree paths indexed past the commit are kept beside it in ``index_settings``
+(``DIRTY_PATHS_SETTING``, a JSON list). Git forgets a dirty edit the moment it is reverted,
+so without this list the index would keep serving the reverted text as long as HEAD stayed put.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Final
+
+from memhtml.adapters.sqlite.connection import Database, Row, Write
+from memhtml.adapters.sqlite.schema import INDEX_STATE_ID, INDEX_STATE_TABLE, SETTINGS_TABLE
+from memhtml.ports.errors import StorageFailure
+from memhtml.ports.indexer import IndexState
+
+READ_OPERATION: Final = "read index state"
+DIRTY_PATHS_SETTING: Final = "dirty_paths"
+# What git names the tree of nothing. Recorded as the watermark of an unborn HEAD, because
+# NULL already means "rebuild died" and an empty fresh store is a healthy, current index.
+EMPTY_TREE_SHA: Final = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+_SELECT: Final = (
+    f"SELECT head_sha, embed_model, embed_dim, rebuilt_at, updated_at, "
+    f"(SELECT value FROM {SETTINGS_TABLE} WHERE name = '{DIRTY_PATHS_SETTING}') "
+    f"FROM {INDEX_STATE_TABLE} WHERE id = {INDEX_STATE_ID}"
+)
+
+
+def read_index_state(db: Database) -> IndexState | None:
+    """The watermark row and its dirty paths in one query, or ``None`` when there is no row.
+
+    Raises:
+        StorageFailure: On a driver error, or a row this schema cannot produce (a wrong type,
+            a non-positive dimension, an unreadable dirty list): a storage problem from every
+            caller's point of view.
+    """
+    row = db.get(_SELECT, operation=READ_OPERATION)
+    return None if row is None else _decode(row)
+
+
+def _decode(row: Row) -> IndexState:
+    head_sha, model, dim, rebuilt_at, updated_at, dirty = row
+    # SQLite does not enforce column types: INTEGER affinity stores '12.5' as a real, and a
+    # bool is an int to Python, so each check is exact.
+    if not (head_sha is None or (isinstance(head_sha, str) and head_sha)):
+        raise StorageFailure(READ_OPERATION)
+    if not (isinstance(model, str) and model and type(dim) is int and dim > 0):
+        raise StorageFailure(READ_OPERATION)
+    if not (isinstance(rebuilt_at, str) and isinstance(updated_at, str)):
+        raise StorageFailure(READ_OPERATION)
+    return IndexState(
+        head_sha=head_sha,
+        embed_model=model,
+        embed_dim=dim,
+        rebuilt_at=rebuilt_at,
+        updated_at=updated_at,
+        dirty_paths=_decode_dirty(dirty),
+    )
+
+
+def _decode_dirty(value: object) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    try:
+        paths = json.loads(value) if isinstance(value, str) else None
+    except ValueError:
+        paths = None
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise StorageFailure(READ_OPERATION)
+    return frozenset(paths)
+
+
+def begin_rebuild_writes(*, embed_model: str, embed_dim: int, now: str) -> tuple[Write, ...]:
+    """Clear the watermark (inserting the row if needed) and record the configured space.
+
+    Recording the space here, before any vector is written, is what makes a rebuild with a new
+    model a migration of the whole space rather than a mix of two.
+    """
+    return (
+        (
+            f"INSERT INTO {INDEX_STATE_TABLE} "
+            "(id, head_sha, embed_model, embed_dim, rebuilt_at, updated_at) "
+            "VALUES (?, NULL, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET head_sha = NULL, "
+            "embed_model = excluded.embed_model, embed_dim = excluded.embed_dim, "
+            "rebuilt_at = excluded.rebuilt_at, updated_at = excluded.updated_at",
+            (INDEX_STATE_ID, embed_model, embed_dim, now, now),
+        ),
+        dirty_paths_write(()),
+    )
+
+
+def record_head_writes(
+    *, head_sha: str | None, dirty_paths: Iterable[str], now: str
+) -> tuple[Write, ...]:
+    """Move the watermark to ``head_sha`` (``None``: an unborn HEAD) with its dirty paths."""
+    return (
+        (
+            f"UPDATE {INDEX_STATE_TABLE} SET head_sha = ?, updated_at = ? "
+            f"WHERE id = {INDEX_STATE_ID}",
+            (EMPTY_TREE_SHA if head_sha is None else head_sha, now),
+        ),
+        dirty_paths_write(dirty_paths),
+    )
+
+
+def dirty_paths_write(paths: Iterable[str]) -> Write:
+    """Store the dirty paths, sorted so an unchanged set writes the same bytes."""
+    value = json.dumps(sorted(set(paths)), ensure_ascii=False, separators=(",", ":"))
+    return (
+        f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES (?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+        (DIRTY_PATHS_SETTING, value),
+    )
+
+
+def watermark_commit(state: IndexState) -> str | None:
+    """The commit to diff from: ``None`` for the empty tree of an unborn HEAD.
+
+    Only meaningful when ``state.head_sha`` is set; a NULL watermark is ``IndexStale``.
+    """
+    return None if state.head_sha == EMPTY_TREE_SHA else state.head_sha

@@ -1,0 +1,218 @@
+"""``SqliteIndexer``: the ``Indexer`` port over one SQLite index and one repository.
+
+This module holds the guards (which store states refuse which passes) and the wiring; the
+passes live in ``rebuild_pass``, ``update_pass`` and ``embedding_pass``, the pure decisions in
+``projection`` and ``update_plan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.embedding_pass import (
+    EMBED_PERSIST_SLICE,
+    embed_pending,
+    pending_chunks,
+    read_vector_coverage,
+)
+from memhtml.adapters.sqlite.index_context import IndexContext
+from memhtml.adapters.sqlite.index_state import read_index_state
+from memhtml.adapters.sqlite.parsing import ParseSettings
+from memhtml.adapters.sqlite.rebuild_pass import run_rebuild
+from memhtml.adapters.sqlite.update_pass import run_update
+from memhtml.ports.clock import Clock
+from memhtml.ports.embedder import Embedder
+from memhtml.ports.errors import EmbedModelMismatch, IndexStale, RebuildNoEmbedRefused
+from memhtml.ports.git import GitPort
+from memhtml.ports.indexer import (
+    BackfillReport,
+    IndexState,
+    RebuildReport,
+    UpdateReport,
+    VectorCoverage,
+)
+from memhtml.ports.memory_parser import MemoryParser
+
+# `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
+BECAUSE_FLAG: Final = "flag"
+BECAUSE_NO_EMBEDDER: Final = "no-embedder"
+STALE_REASON: Final = "a rebuild started and did not finish"
+
+
+class SqliteIndexer:
+    """Keeps ``index.db`` a projection of the repository and fills its vectors.
+
+    Not thread-safe (one SQLite connection). See ``memhtml.ports.indexer.Indexer`` for the
+    contract of each method.
+    """
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        git: GitPort,
+        parser: MemoryParser,
+        clock: Clock,
+        embed_watermark: str,
+        embed_dim: int,
+        embedder: Embedder | None = None,
+        embed_persist_slice: int = EMBED_PERSIST_SLICE,
+        parse: ParseSettings | None = None,
+    ) -> None:
+        """Bind the index to a repository and a vector space.
+
+        Args:
+            db: The index, with the state plane attached when access rows must follow moves.
+            git: The repository.
+            parser: ``parse_memory`` in production; a module-level function, so a process
+                pool can receive it.
+            clock: Stamps ``indexed_at`` and the watermark.
+            embed_watermark: The configured space, ``<model-id>@<dim>``; recorded and checked
+                even with no embedder (``MEMHTML_EMBED=off`` keeps the default, DECISIONS 21).
+            embed_dim: Its dimension.
+            embedder: The document embedder, or ``None`` for a lexical-only store.
+            embed_persist_slice: Pending chunks embedded and stored per step (tests make it
+                small to force several slices).
+            parse: How parsing spreads over processes; serial by default.
+
+        Raises:
+            ValueError: The embedder's space is not the configured one, or a size is below 1.
+        """
+        if embed_dim < 1 or embed_persist_slice < 1:
+            raise ValueError("embed_dim and embed_persist_slice must be at least 1")
+        if embedder is not None and (embedder.watermark, embedder.dim) != (
+            embed_watermark,
+            embed_dim,
+        ):
+            raise ValueError("the embedder's vector space is not the configured one")
+        self._context = IndexContext(
+            db=db,
+            git=git,
+            parser=parser,
+            clock=clock,
+            model=embed_watermark,
+            dim=embed_dim,
+            embedder=embedder,
+            persist_slice=embed_persist_slice,
+            parse=parse if parse is not None else ParseSettings(),
+        )
+
+    @property
+    def embedder_bound(self) -> bool:
+        """See ``Indexer.embedder_bound``."""
+        return self._context.embedder is not None
+
+    def rebuild(self, *, embed: bool, force: bool = False) -> RebuildReport:
+        """See ``Indexer.rebuild``."""
+        context = self._context
+        writes_vectors = embed and context.embedder is not None
+        state = read_index_state(context.db)
+        if not writes_vectors:
+            self._check_space(state)
+            held = self._vectors_held()
+            if held and not force:
+                because = BECAUSE_FLAG if not embed else BECAUSE_NO_EMBEDDER
+                raise RebuildNoEmbedRefused(held, context.model, because)
+        return run_rebuild(context, embed=writes_vectors)
+
+    def update(self, *, embed: bool) -> UpdateReport:
+        """See ``Indexer.update``."""
+        context = self._context
+        state = read_index_state(context.db)
+        if state is None:
+            # Never indexed: any vectors present belong to no recorded space, and the stash
+            # keeps those in the configured one, so nothing here needs the refusal guard.
+            rebuilt = run_rebuild(context, embed=embed and context.embedder is not None)
+            return UpdateReport(
+                head_sha=rebuilt.head_sha,
+                rebuilt=True,
+                added=rebuilt.files_indexed,
+                embeddings_written=rebuilt.embeddings_written,
+                skipped=rebuilt.skipped,
+                model_failure=rebuilt.model_failure,
+            )
+        if state.head_sha is None:
+            raise IndexStale(STALE_REASON)
+        self._check_space(state)
+        report, chunk_ids = run_update(context, state)
+        if not (embed and context.embedder is not None and chunk_ids):
+            return report
+        outcome = embed_pending(
+            context.db,
+            context.embedder,
+            pending_chunks(context.db, context.model, chunk_ids),
+            slice_size=context.persist_slice,
+            now=context.now,
+        )
+        return attrs.evolve(
+            report, embeddings_written=outcome.written, model_failure=outcome.failure
+        )
+
+    def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
+        """See ``Indexer.embed_missing``."""
+        context = self._context
+        self._check_space(read_index_state(context.db))
+        if context.embedder is None:
+            return 0
+        pending = pending_chunks(context.db, context.model, candidate_chunk_ids)
+        return embed_pending(
+            context.db,
+            context.embedder,
+            pending,
+            slice_size=context.persist_slice,
+            now=context.now,
+        ).written
+
+    def backfill(self, *, dry_run: bool = False) -> BackfillReport:
+        """See ``Indexer.backfill``."""
+        context = self._context
+        state = read_index_state(context.db)
+        self._check_space(state)
+        written, failure = 0, None
+        if not dry_run and context.embedder is not None:
+            outcome = embed_pending(
+                context.db,
+                context.embedder,
+                pending_chunks(context.db, context.model),
+                slice_size=context.persist_slice,
+                now=context.now,
+            )
+            written, failure = outcome.written, outcome.failure
+        coverage = self.vector_coverage()
+        return BackfillReport(
+            head_sha=None if state is None else state.head_sha,
+            chunks=coverage.chunks,
+            embeddings=coverage.embeddings,
+            embeddings_written=written,
+            embeddings_remaining=coverage.chunks - coverage.embeddings,
+            model_failure=failure,
+        )
+
+    def vector_coverage(self) -> VectorCoverage:
+        """See ``Indexer.vector_coverage``."""
+        return read_vector_coverage(self._context.db, self._context.model)
+
+    def index_state(self) -> IndexState | None:
+        """See ``Indexer.index_state``."""
+        return read_index_state(self._context.db)
+
+    def _check_space(self, state: IndexState | None) -> None:
+        """Refuse to write into a store whose recorded vector space is another one."""
+        context = self._context
+        if state is not None and (state.embed_model, state.embed_dim) != (
+            context.model,
+            context.dim,
+        ):
+            raise EmbedModelMismatch(state.embed_model, context.model)
+
+    def _vectors_held(self) -> int:
+        row = self._context.db.get(
+            "SELECT count(*) FROM embeddings WHERE model = ?",
+            (self._context.model,),
+            operation="count vectors",
+        )
+        return 0 if row is None else int(row[0] or 0)

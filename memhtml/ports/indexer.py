@@ -1,0 +1,247 @@
+"""The indexer port: keep ``index.db`` a projection of the git tree, and its vectors filled.
+
+The app drives it: ``update`` before every read (DECISIONS 20), ``rebuild`` on request,
+``backfill`` for ``index embed``. Reports are plain values; the expected outcomes (skipped
+files, a model that stopped answering mid-pass) are in them, and only the states a caller must
+act on are exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Protocol
+
+import attrs
+
+# Why a file offered by git is not in the index, beside the parser's own violation codes.
+SKIP_DUPLICATE_CONTENT: Final = "duplicate-content"
+SKIP_UNREADABLE: Final = "unreadable"
+
+
+@attrs.frozen(kw_only=True)
+class SkippedFile:
+    """A file git offered that the index does not hold.
+
+    Attributes:
+        path: The repo path.
+        reasons: The parser's violation codes (FORMAT.md §10), or ``duplicate-content`` when
+            another active non-task file already holds the same content hash, or
+            ``unreadable`` when the working-tree file vanished while being read. Codes only,
+            never memory text, so a report is safe to log.
+    """
+
+    path: str
+    reasons: tuple[str, ...]
+
+
+@attrs.frozen(kw_only=True)
+class RebuildReport:
+    """A full rebuild's outcome.
+
+    Attributes:
+        head_sha: The commit the index now describes; ``None`` for an unborn HEAD.
+        files_indexed, chunks_indexed, edges_indexed: Rows in the rebuilt index.
+        embeddings_preserved: Vectors carried across the rebuild because their chunk id came
+            back (chunk ids are content-addressed); zero after a change of vector space.
+        embeddings_written: Vectors the rebuild embedded.
+        skipped: Files that failed to parse or duplicated another's content, by path.
+        model_failure: The model's reason when it stopped answering mid-pass, else ``None``;
+            the rebuild still completes, with the vectors that landed.
+    """
+
+    head_sha: str | None
+    files_indexed: int
+    chunks_indexed: int
+    edges_indexed: int
+    embeddings_preserved: int
+    embeddings_written: int
+    skipped: tuple[SkippedFile, ...] = ()
+    model_failure: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class UpdateReport:
+    """An incremental pass's outcome.
+
+    Attributes:
+        head_sha: The commit the index now describes; ``None`` for an unborn HEAD.
+        unchanged: True when HEAD equalled the watermark and the tree was clean: nothing was
+            read beyond HEAD and the status walk, nothing written.
+        rebuilt: True when there was no watermark and the pass ran a full rebuild; the
+            rebuild's files then count as ``added``.
+        added, modified, removed, renamed: Committed changes since the watermark, counting
+            indexed paths only (a move out of the PARA buckets is a removal).
+        dirty: Paths indexed from uncommitted working-tree content.
+        embeddings_written: Vectors embedded for this pass's chunks.
+        skipped: Files that failed to parse or duplicated another's content; their rows are
+            gone, as a rebuild would leave them.
+        model_failure: The model's reason when it stopped answering mid-pass, else ``None``.
+    """
+
+    head_sha: str | None
+    unchanged: bool = False
+    rebuilt: bool = False
+    added: int = 0
+    modified: int = 0
+    removed: int = 0
+    renamed: int = 0
+    dirty: int = 0
+    embeddings_written: int = 0
+    skipped: tuple[SkippedFile, ...] = ()
+    model_failure: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class BackfillReport:
+    """What ``index embed`` answers: the work done and the gap that is left.
+
+    Attributes:
+        head_sha: The recorded watermark; ``None`` before the first rebuild or while an
+            interrupted rebuild's window is open.
+        chunks: Every chunk in the index.
+        embeddings: Chunks with a vector in the configured space, after the pass.
+        embeddings_written: Vectors this pass wrote.
+        embeddings_remaining: Chunks still without a vector in the configured space; non-zero
+            with no embedder bound, after a model failure, or under ``dry_run``.
+        model_failure: The model's reason when it stopped answering mid-pass, else ``None``.
+    """
+
+    head_sha: str | None
+    chunks: int
+    embeddings: int
+    embeddings_written: int
+    embeddings_remaining: int
+    model_failure: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class VectorCoverage:
+    """The share of chunks carrying a vector in one space, and the two counts behind it.
+
+    Attributes:
+        model: The space counted (``<model-id>@<dim>``).
+        chunks: Every chunk in the index.
+        embeddings: Chunks with a vector in ``model``; never more than ``chunks``.
+        coverage: ``embeddings / chunks``, or 1.0 when there are no chunks.
+    """
+
+    model: str
+    chunks: int
+    embeddings: int
+    coverage: float
+
+
+@attrs.frozen(kw_only=True)
+class IndexState:
+    """The ``index_state`` watermark row.
+
+    Attributes:
+        head_sha: The commit the index describes (git's empty-tree id after indexing an
+            unborn HEAD); ``None`` while a rebuild is in flight or after one died.
+        embed_model: The vector space every stored vector belongs to, ``<model-id>@<dim>``.
+        embed_dim: Its dimension.
+        rebuilt_at, updated_at: When the last rebuild started and the watermark last moved.
+        dirty_paths: Paths indexed from the working tree rather than from ``head_sha``; the
+            next update revisits them even when git reports them clean again.
+    """
+
+    head_sha: str | None
+    embed_model: str
+    embed_dim: int
+    rebuilt_at: str
+    updated_at: str
+    dirty_paths: frozenset[str] = frozenset()
+
+
+class Indexer(Protocol):
+    """Projects the repository's memory files into the index and embeds their chunks.
+
+    The configured vector space is fixed when the indexer is built; the store's recorded space
+    must equal it before anything is written (``EmbedModelMismatch``), so two spaces never mix.
+    Every storage error surfaces as ``StorageFailure`` and every git error as ``GitFailure``.
+    """
+
+    @property
+    def embedder_bound(self) -> bool:
+        """Whether a document embedder is bound, so ``embed=True`` writes vectors.
+
+        False is the deliberate lexical-only store (``MEMHTML_EMBED=off``), which still
+        records the configured space.
+        """
+        ...
+
+    def rebuild(self, *, embed: bool, force: bool = False) -> RebuildReport:
+        """Reproject the whole tree at HEAD, keeping vectors whose chunks come back.
+
+        Order: read HEAD's tree under the PARA buckets and parse it (an unborn HEAD is an empty
+        tree); then one transaction clears the watermark, records the configured space, stashes
+        its vectors and empties the memory tables; then the projections land in batches; then
+        the stashed vectors return for chunk ids that came back; then, with ``embed``, the
+        missing vectors are embedded; the commit is recorded last. A rebuild that dies between
+        the first transaction and the last leaves the watermark NULL (see ``update``).
+
+        Args:
+            embed: Embed the chunks that lack a vector (needs a bound embedder).
+            force: Rebuild without writing vectors over a store that holds some.
+
+        Raises:
+            EmbedModelMismatch: The store's space differs and this rebuild cannot write
+                vectors (``embed`` false or no embedder bound). With both, the rebuild is the
+                migration: no old vector is kept and the new space is recorded first.
+            RebuildNoEmbedRefused: This rebuild cannot write vectors, the store holds vectors
+                in the configured space, and ``force`` is false.
+        """
+        ...
+
+    def update(self, *, embed: bool) -> UpdateReport:
+        """Bring the index from its watermark to HEAD plus the uncommitted working tree.
+
+        Order: committed changes (watermark → HEAD) first, then the working tree, so a path
+        ends at its working-tree content; renames before removals before projections, in
+        batches of at most 500 statements; the watermark moves after the last batch, so a
+        failed pass is repeated whole by the next one. A rename updates the row's path, so its
+        chunks and vectors follow. With no watermark row at all this runs ``rebuild``.
+
+        Args:
+            embed: Embed this pass's chunks that lack a vector (needs a bound embedder).
+
+        Raises:
+            IndexStale: The watermark is NULL: a rebuild started and did not finish.
+            EmbedModelMismatch: The store's space differs from the configured one.
+        """
+        ...
+
+    def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
+        """Embed chunks without a vector in the configured space; return how many were written.
+
+        Pending chunks are embedded in slices (960 by default) and each slice is stored before
+        the next is embedded, so a model that fails stops the pass and keeps what landed:
+        that is a return value, never an exception. Without an embedder bound this writes
+        nothing and returns 0.
+
+        Args:
+            candidate_chunk_ids: Look only at these chunks (what an update passes; an empty
+                sequence means no work); ``None`` scans every chunk, which is the only form that
+                also replaces vectors of another space.
+
+        Raises:
+            EmbedModelMismatch: The store's space differs from the configured one.
+        """
+        ...
+
+    def backfill(self, *, dry_run: bool = False) -> BackfillReport:
+        """Fill every missing vector in persisted slices (a full ``embed_missing``), and report
+        the gap that is left. ``dry_run`` only counts.
+
+        Raises:
+            EmbedModelMismatch: The store's space differs from the configured one.
+        """
+        ...
+
+    def vector_coverage(self) -> VectorCoverage:
+        """Coverage of the configured space, the ratio search and doctor compare to the floor."""
+        ...
+
+    def index_state(self) -> IndexState | None:
+        """The watermark row, or ``None`` before the first rebuild."""
+        ...

@@ -1,0 +1,165 @@
+"""Incremental updates agree with a rebuild: the property that makes ``update`` trustworthy.
+
+Hypothesis drives a repository through commits, moves, deletions, hand edits, staged renames
+and reverts, updating the index after chosen steps; at the end the updated index must hold
+exactly the rows a fresh rebuild (plus one update for the uncommitted tree) holds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from memhtml.adapters.html import parse_memory
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.indexer import SqliteIndexer
+from memhtml.adapters.system.clock import FixedClock
+from memhtml.ports.errors import GitFailure
+from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
+from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, WATERMARK, memory_bytes
+from tests.fakes.git import FakeGit
+
+PATHS = (
+    "areas/inbox/a.html",
+    "areas/inbox/b.html",
+    "projects/ws/c.html",
+    "archive/2026/areas/inbox/a.html",
+    "notes/x.html",
+)
+BROKEN = b"<!doctype html><title>no article</title>"
+SNAPSHOT_QUERIES = (
+    "SELECT * FROM files ORDER BY path",
+    "SELECT * FROM file_tags ORDER BY path, tag",
+    "SELECT * FROM file_entities ORDER BY 1, 2, 3",
+    "SELECT chunk_id, path, content_hash, ordinal, text FROM chunks ORDER BY chunk_id",
+    "SELECT src_path, rel, dst_path, edge_class, derived, provenance, src_hash FROM edges "
+    "ORDER BY 1, 2, 3",
+    "SELECT chunk_id, model, vec FROM embeddings ORDER BY chunk_id",
+)
+
+path_choice = st.sampled_from(PATHS)
+operations = st.one_of(
+    st.tuples(st.just("commit"), path_choice, st.booleans()),
+    st.tuples(st.just("delete"), path_choice),
+    st.tuples(st.just("move"), path_choice, path_choice),
+    st.tuples(st.just("edit"), path_choice, st.booleans()),
+    st.tuples(st.just("remove"), path_choice),
+    st.tuples(st.just("stage_move"), path_choice, path_choice),
+    st.tuples(st.just("revert"), path_choice),
+    st.tuples(st.just("update")),
+)
+
+
+class World:
+    """A fake repository, an index kept by updates, and fresh memory text on demand."""
+
+    def __init__(self) -> None:
+        self.git = FakeGit()
+        self.db = Database.open(":memory:", state_path=":memory:")
+        self.counter = 0
+
+    def indexer(self, db: Database) -> SqliteIndexer:
+        """An indexer over the repository, writing into ``db``."""
+        return SqliteIndexer(
+            db=db,
+            git=self.git,
+            parser=parse_memory,
+            clock=FixedClock(dt.datetime(2026, 9, 14, tzinfo=dt.UTC)),
+            embed_watermark=WATERMARK,
+            embed_dim=DIM,
+            embedder=EMBEDDER,
+        )
+
+    def fresh(self, valid: bool) -> bytes:
+        """A memory whose article no other file has (so dedup never picks a winner)."""
+        self.counter += 1
+        if not valid:
+            return BROKEN
+        # A link to another path of the set, so edges must follow moves and removals too.
+        target = PATHS[self.counter % 3]
+        return memory_bytes(
+            f"Memory {self.counter} holds.",
+            tags=(f"t{self.counter % 2}",),
+            links=[("relates_to", target)],
+        )
+
+    def head_files(self) -> dict[str, str]:
+        """Path to blob sha at HEAD."""
+        head = self.git.head()
+        return {} if head is None else {e.path: e.blob_sha for e in self.git.list_tree(head)}
+
+    def working_files(self) -> set[str]:
+        """Paths present in the working tree."""
+        present = set()
+        for path in PATHS:
+            try:
+                self.git.read_working_file(path)
+            except GitFailure:
+                continue
+            present.add(path)
+        return present
+
+    def apply(self, op: tuple[Any, ...]) -> None:
+        """Carry out one operation when it makes sense in the current state."""
+        kind, *args = op
+        head = self.git.head()
+        land: Callable[[ChangeSet], str] = lambda c: self.git.commit(c, kind, expected_head=head)  # noqa: E731
+        in_head = set(self.head_files())
+        on_disk = self.working_files()
+        if kind == "commit":
+            land(ChangeSet(writes=(FileWrite(path=args[0], data=self.fresh(args[1])),)))
+        elif kind == "delete" and args[0] in in_head and args[0] in on_disk:
+            land(ChangeSet(deletes=(args[0],)))
+        elif kind == "move" and args[0] in in_head & on_disk and args[1] not in in_head | on_disk:
+            land(ChangeSet(moves=(FileMove(source=args[0], target=args[1]),)))
+        elif kind == "edit":
+            self.git.write_file(args[0], self.fresh(args[1]))
+        elif kind == "remove" and args[0] in on_disk:
+            self.git.remove_file(args[0])
+        elif kind == "stage_move" and args[0] in in_head and args[0] in on_disk:
+            if args[1] not in on_disk and args[1] not in in_head:
+                self.git.stage_move(args[0], args[1])
+        elif kind == "revert" and args[0] in in_head:
+            blob = self.head_files()[args[0]]
+            self.git.write_file(args[0], self.git.read_blobs([blob])[blob])
+        elif kind == "update":
+            self.indexer(self.db).update(embed=True)
+
+
+def snapshot(db: Database) -> list[list[Any]]:
+    """Every projected row, in a stable order."""
+    return [db.all(query) for query in SNAPSHOT_QUERIES]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(operations, max_size=12))
+@example([("commit", PATHS[0], True), ("update",), ("move", PATHS[0], PATHS[3])])
+@example(
+    [
+        ("commit", PATHS[0], True),
+        ("update",),
+        ("edit", PATHS[0], True),
+        ("update",),
+        ("revert", PATHS[0]),
+    ]
+)
+@example([("commit", PATHS[0], True), ("update",), ("stage_move", PATHS[0], PATHS[1])])
+@example([("commit", PATHS[0], True), ("update",), ("commit", PATHS[0], False)])
+def test_updates_agree_with_a_rebuild(ops: list[tuple[Any, ...]]) -> None:
+    """After any history, the updated index equals a fresh rebuild followed by one update."""
+    world = World()
+    world.indexer(world.db).update(embed=True)
+    for op in ops:
+        world.apply(op)
+    world.indexer(world.db).update(embed=True)
+    with Database.open(":memory:", state_path=":memory:") as fresh:
+        world.indexer(fresh).rebuild(embed=True)
+        world.indexer(fresh).update(embed=True)
+        expected = snapshot(fresh)
+    actual = snapshot(world.db)
+    world.db.close()
+    assert expected == actual
