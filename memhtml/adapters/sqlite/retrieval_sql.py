@@ -1,0 +1,336 @@
+"""The fused retrieval statement, one CTE per arm beside the registry (seed 000 §1–§4).
+
+Every arm of :data:`memhtml.domain.fusion.RANK_ARMS` has a SQL template here returning exactly
+``(path, rank)`` with rank from 1, and :func:`build_rrf_sql` folds the active arms into one
+statement. The pure twin is :func:`memhtml.domain.fusion.fuse`; the contract suite checks that
+both return the same paths in the same order with the same scores.
+
+Placeholders are numbered and fixed: ``?1`` the MATCH text, ``?2`` the per-arm limit, ``?3`` the
+final limit, ``?4`` the query vector, scope values from ``?5``. Fixed numbers keep every scope
+value in place whichever arms fire. Weights, the RRF constant, the vector space and the salience
+instant are inlined literals: trusted configuration, never caller text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from memhtml.adapters.sqlite.connection import Database, SqlValue
+from memhtml.adapters.sqlite.scope_sql import (
+    ALIAS_TOKEN,
+    AssembledScope,
+    superseded_by_sql,
+    text_literal,
+)
+from memhtml.domain.fusion import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, ArmKind, ArmSpec, Fused
+from memhtml.domain.instants import instant_ms
+from memhtml.domain.reinforce import (
+    SALIENCE_DECAY_PER_HOUR,
+    SALIENCE_EXCLUDED_PREFIX,
+    SALIENCE_EXCLUDED_TYPE,
+)
+from memhtml.domain.scope import ENTITY_SEPARATOR
+
+PARAM_QUERY: Final = 1
+PARAM_ARM_LIMIT: Final = 2
+PARAM_FINAL_LIMIT: Final = 3
+PARAM_QUERY_VECTOR: Final = 4
+FIXED_PARAMS: Final = 4
+"""``?1``–``?4``; the scope's values start right after them."""
+
+# julianday() returns a double of whole milliseconds; times this and rounded it gives those
+# milliseconds back exactly, so instant arithmetic in SQL matches domain.instants to the bit.
+_MS_PER_DAY: Final = 86_400_000
+_UNIX_EPOCH_JD_MS: Final = 210_866_760_000_000
+_MS_PER_HOUR: Final = 3_600_000
+
+
+def stamp_ms_sql(expr: str) -> str:
+    """SQL for the Unix milliseconds of a stamp, NULL when ``julianday()`` cannot read it.
+
+    The twin of :func:`memhtml.domain.instants.instant_ms`: an exact integer-valued double, so a
+    difference of two is exact and one division rounds the same way Python's ``/`` does.
+    """
+    return f"(round(julianday({expr}) * {_MS_PER_DAY}.0) - {_UNIX_EPOCH_JD_MS})"
+
+
+@attrs.frozen(kw_only=True)
+class ArmHoles:
+    """What an arm template is filled with; assembled, never bound.
+
+    Attributes:
+        file_filter: The scope filter with ``{alias}`` still in it.
+        gate: ``AND {alias}.path IN (…)``, restricting a prior to the query arms' candidates;
+            ``""`` for a query arm or when the gate is off.
+        embed_model: The configured vector space, inlined into the vector arm.
+        now: The instant salience decays to, from the clock port (DECISIONS 3).
+    """
+
+    file_filter: str
+    gate: str
+    embed_model: str
+    now: str
+
+    def scope(self, alias: str) -> str:
+        """The scope filter and the prior gate, written against ``alias``."""
+        return f"{self.file_filter} {self.gate}".rstrip().replace(ALIAS_TOKEN, alias)
+
+
+def _fts_sql(holes: ArmHoles) -> str:
+    # bm25 order, path for ties, numbered after the LIMIT so rank counts the kept rows only.
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
+        "SELECT f.path AS path, bm25(files_fts) AS score "
+        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+        f"WHERE files_fts MATCH ?{PARAM_QUERY} {holes.scope('f')} "
+        f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _vector_sql(holes: ArmHoles) -> str:
+    # One row per file, its nearest chunk: a three-chunk file would otherwise take three ranks.
+    # `+e.model` keeps the one-key model index out of the plan, so SQLite starts from the scope.
+    # A zero vector has no cosine (sqlite-vec says NULL); 1.0 is the domain's convention for it.
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
+        "SELECT c.path AS path, "
+        f"min(coalesce(vec_distance_cosine(e.vec, ?{PARAM_QUERY_VECTOR}), 1.0)) AS dist "
+        "FROM files f JOIN chunks c ON c.path = f.path "
+        "JOIN embeddings e ON e.chunk_id = c.chunk_id "
+        f"WHERE +e.model = {text_literal(holes.embed_model)} "
+        f"{holes.scope('f')} "
+        f"GROUP BY c.path ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _recency_sql(holes: ArmHoles) -> str:
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY at DESC, path) FROM ("
+        "SELECT f.path AS path, coalesce(f.event_at, f.updated_at) AS at FROM files f "
+        f"WHERE 1 {holes.scope('f')} "
+        f"ORDER BY at DESC, f.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _salience_sql(holes: ArmHoles) -> str:
+    now_ms = instant_ms(holes.now)
+    if now_ms is None:
+        raise ValueError(f"the salience instant is unreadable: {holes.now!r}")
+    hours = f"(({now_ms} - {stamp_ms_sql('coalesce(a.last_accessed_at, f.updated_at)')})"
+    hours += f" / {_MS_PER_HOUR}.0)"
+    prefix = text_literal(SALIENCE_EXCLUDED_PREFIX)
+    # The exclusions live in this arm only: an excluded row keeps its other ranks. substr, not
+    # LIKE, because LIKE folds case and reads `_` as a wildcard. An unreadable stamp gives NULL,
+    # which coalesce turns into a decay of 0: infinitely old, never an error (DECISIONS 3).
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY salience DESC, path) FROM ("
+        f"SELECT f.path AS path, coalesce(exp(-{SALIENCE_DECAY_PER_HOUR!r} * {hours}), 0.0) "
+        "+ ln(1 + coalesce(a.access_count, 0)) + max(coalesce(a.outcome_score, 0.0), 0.0) "
+        "AS salience FROM files f LEFT JOIN state.access a ON a.path = f.path "
+        f"WHERE f.memory_type <> {text_literal(SALIENCE_EXCLUDED_TYPE)} "
+        f"AND substr(f.path, 1, {len(SALIENCE_EXCLUDED_PREFIX)}) <> {prefix} "
+        f"{holes.scope('f')} "
+        f"ORDER BY salience DESC, f.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
+    "fts": _fts_sql,
+    "vector": _vector_sql,
+    "recency": _recency_sql,
+    "salience": _salience_sql,
+}
+"""Per registry arm, its ``(path, rank)`` template. A new arm adds an entry here and there."""
+
+if set(ARM_SQL) != {arm.name for arm in RANK_ARMS}:  # pragma: no cover - a wiring bug
+    raise ImportError("every ranking arm needs exactly one SQL template")
+
+
+def _number(value: float) -> str:
+    """A trusted number as a SQL literal that parses back to the same double (ints stay ints)."""
+    return str(value) if isinstance(value, int) else repr(float(value))
+
+
+@attrs.frozen(kw_only=True)
+class FusionPlan:
+    """What one fused statement is built from.
+
+    Attributes:
+        arms: The arms that fire, in registry order (``active_arms``).
+        weights: Per-arm weight overrides; the rest keep the registry's weight.
+        rrf_k: The RRF constant.
+        gate_priors: Restrict priors to the query arms' candidates before their LIMIT.
+        embed_model: The vector space the vector arm and snippets compare in.
+        now: The instant salience is computed at.
+    """
+
+    arms: tuple[ArmSpec, ...]
+    weights: tuple[tuple[str, float], ...] = ()
+    rrf_k: float = RRF_K
+    gate_priors: bool = False
+    embed_model: str = ""
+    now: str
+
+
+def _cte(arm: ArmSpec) -> str:
+    return f"arm_{arm.name}"
+
+
+def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
+    """The one fused statement, or None when no arm fires (read that as an empty result).
+
+    Columns: ``path``, ``score``, then one rank column per arm of ``plan.arms`` (NULL where the
+    arm did not rank the path). The sum is written out in registry order, ``0.0 + w/(rank + k)
+    + …``, with ``0.0`` for an arm that did not rank the path: adding zero is exact, so the
+    score is the very double the twin computes, and score ties (broken by path) fall the same
+    way. A ``SUM`` over ``UNION ALL`` could add in another order and split a tie by one ulp.
+    """
+    if not plan.arms:
+        return None
+    weights = dict(plan.weights)
+    query_ctes = [_cte(arm) for arm in plan.arms if arm.kind is ArmKind.QUERY]
+    gate = ""
+    if plan.gate_priors and query_ctes:
+        union = " UNION ALL ".join(f"SELECT path FROM {cte}" for cte in query_ctes)
+        gate = f"AND {ALIAS_TOKEN}.path IN ({union})"
+    ctes = []
+    for arm in plan.arms:
+        holes = ArmHoles(
+            file_filter=scope.file_filter,
+            gate=gate if arm.kind is ArmKind.PRIOR else "",
+            embed_model=plan.embed_model,
+            now=plan.now,
+        )
+        ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
+    union = " UNION ".join(f"SELECT path FROM {_cte(arm)}" for arm in plan.arms)
+    ctes.append(f"candidates(path) AS ({union})")
+    k = _number(plan.rrf_k)
+    terms = " + ".join(
+        f"coalesce({_number(weights.get(arm.name, arm.weight))} / ({_cte(arm)}.rank + {k}), 0.0)"
+        for arm in plan.arms
+    )
+    rank_columns = ", ".join(f"{_cte(arm)}.rank" for arm in plan.arms)
+    joins = " ".join(
+        f"LEFT JOIN {_cte(arm)} ON {_cte(arm)}.path = candidates.path" for arm in plan.arms
+    )
+    return (
+        f"WITH {', '.join(ctes)} "
+        f"SELECT candidates.path, 0.0 + {terms} AS score, {rank_columns} "
+        f"FROM candidates {joins} "
+        f"ORDER BY score DESC, candidates.path LIMIT ?{PARAM_FINAL_LIMIT}"
+    )
+
+
+def bound_params(
+    prefix: Sequence[SqlValue], scope: AssembledScope, used: int
+) -> tuple[SqlValue, ...]:
+    """The values to bind: the four-value prefix, then the scope's.
+
+    The driver insists on exactly as many values as the highest placeholder number, so the
+    prefix is cut to ``used`` (the highest fixed number referenced) when the scope binds none.
+    """
+    padded = (tuple(prefix) + (None,) * FIXED_PARAMS)[:FIXED_PARAMS]
+    if scope.params:
+        return padded + scope.params
+    return padded[:used]
+
+
+def run_fusion(
+    db: Database,
+    plan: FusionPlan,
+    scope: AssembledScope,
+    *,
+    match: str | None,
+    vector: bytes | None,
+    limit: int,
+    arm_limit: int = DEFAULT_ARM_LIMIT,
+) -> tuple[Fused, ...]:
+    """Run the fused statement and read its rows as the twin's :class:`Fused` values.
+
+    Args:
+        db: The index, with the state plane attached when salience is among the arms.
+        plan: The arms and switches.
+        scope: The assembled scope.
+        match: The MATCH text (``?1``); required when ``fts`` fires.
+        vector: The packed query vector (``?4``); required when ``vector`` fires.
+        limit: How many fused candidates to keep (``?3``).
+        arm_limit: Each arm's candidate budget (``?2``).
+
+    Raises:
+        ValueError: A firing arm's input is missing (a caller bug, not a user error).
+        StorageFailure: The statement fails.
+    """
+    names = [arm.name for arm in plan.arms]
+    if "fts" in names and not match:
+        raise ValueError("the fts arm needs a non-empty MATCH text")
+    if "vector" in names and vector is None:
+        raise ValueError("the vector arm needs a query vector")
+    sql = build_rrf_sql(plan, scope)
+    if sql is None:
+        return ()
+    used = PARAM_QUERY_VECTOR if "vector" in names else PARAM_FINAL_LIMIT
+    params = bound_params((match, arm_limit, limit, vector), scope, used)
+    rows = db.all(sql, params, operation="fused search")
+    fused = []
+    for row in rows:
+        ranks = tuple(
+            (name, int(rank)) for name, rank in zip(names, row[2:], strict=True) if rank is not None
+        )
+        score = row[1]
+        if not isinstance(score, float | int):  # pragma: no cover - the sum is never NULL
+            raise TypeError("fused score is not a number")
+        fused.append(Fused(path=str(row[0]), score=float(score), ranks=ranks))
+    return tuple(fused)
+
+
+def fts_probe_sql(scope: AssembledScope) -> str:
+    """Whether any in-scope file holds every term: the all-terms form's MATCH at ``?1``."""
+    return (
+        "SELECT EXISTS (SELECT 1 FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+        f"WHERE files_fts MATCH ?{PARAM_QUERY} {scope.for_alias('f')})"
+    )
+
+
+def snippet_sql(*, with_vector: bool) -> str:
+    """Each listed path's best chunk: nearest ``?1`` in space ``?2``, else the lowest ordinal.
+
+    ``?3`` is a JSON array of paths. A chunk without a vector (NULL distance) loses to any
+    scored chunk and the ordinal breaks the remaining ties, so the pick is deterministic.
+    """
+    # sqlite-vec refuses a NULL blob, and the LEFT JOIN yields one for a chunk without a vector.
+    distance = (
+        "CASE WHEN e.vec IS NULL THEN NULL ELSE vec_distance_cosine(e.vec, ?1) END"
+        if with_vector
+        else "NULL"
+    )
+    return (
+        "SELECT path, text FROM (SELECT c.path AS path, c.text AS text, ROW_NUMBER() OVER "
+        "(PARTITION BY c.path ORDER BY dist IS NULL, dist, c.ordinal) AS pick FROM ("
+        f"SELECT c.path, c.text, c.ordinal, {distance} AS dist FROM chunks c "
+        "LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.model = ?2 "
+        "WHERE c.path IN (SELECT value FROM json_each(?3))) c) WHERE pick = 1"
+    )
+
+
+CANDIDATE_SQL: Final = (
+    "SELECT f.path, f.title, f.gist, f.memory_type, f.confidence, f.updated_at, "
+    f"f.disclosure_text, e.vec, CASE WHEN f.archived = 1 THEN {superseded_by_sql('f')} END "
+    "FROM files f LEFT JOIN chunks c ON c.path = f.path AND c.ordinal = 0 "
+    "LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.model = ?2 "
+    "WHERE f.path IN (SELECT value FROM json_each(?1))"
+)
+"""What polarity, MMR and the hits read about candidates (``?1`` a JSON array of paths).
+
+The vector is the ordinal-0 chunk's: the chunk that opens with the claim, whose polarity the
+step reads. A mean over every chunk would blur the claim into its details.
+"""
+
+ENTITY_SQL: Final = (
+    f"SELECT path, entity_type || {text_literal(ENTITY_SEPARATOR)} || entity_name "
+    "FROM file_entities "
+    "WHERE path IN (SELECT value FROM json_each(?1))"
+)
+"""Every ``type:name`` reference of the listed paths (``?1`` a JSON array)."""

@@ -1,0 +1,38 @@
+"""The state-plane port: the access table's durable copy out to a sidecar and back in."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class StateImport:
+    """What an import did: sidecar rows merged into the plane, torn lines skipped."""
+
+    merged: int
+    skipped: int
+
+
+class StatePlane(Protocol):
+    """Export and import of ``state.access`` as ``.memhtml/state/access.jsonl`` text."""
+
+    def export_access(self) -> str:
+        """The sidecar text: one line per row, sorted by path; equal tables give equal bytes.
+
+        Raises:
+            StorageFailure: The state plane cannot be read.
+        """
+        ...
+
+    def import_access(self, sidecar: str) -> StateImport:
+        """Merge the sidecar's rows into the plane (DECISIONS 16); torn lines are counted.
+
+        Counts and timestamps take the larger side; the outcome comes from the side reinforced
+        later, the imported row on a tie.
+
+        Raises:
+            StorageFailure: The state plane is missing or cannot be written.
+        """
+        ...

@@ -1,0 +1,326 @@
+"""The fused SQL statement against its pure twin, ``domain.fusion.fuse`` (issue 5, the heart).
+
+Hypothesis builds small corpora and queries. The twin's per-arm inputs are computed in Python
+from the same rows: the fts order from a separate bm25 query, vector distances with the domain's
+cosine, recency and salience with the domain formulas; the scope with ``scope_admits``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Final
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
+from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.adapters.sqlite.vectors import pack_f32
+from memhtml.domain.fts_query import fts_query_forms
+from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, active_arms, fuse
+from memhtml.domain.reinforce import (
+    AccessRow,
+    salience_applies,
+    salience_hours,
+    salience_score,
+)
+from memhtml.domain.scope import SearchScope, scope_admits
+from memhtml.domain.vectors import cosine_distance
+from tests.fakes.retrieval_rows import (
+    TEST_SPACE,
+    ChunkRow,
+    MemoryRow,
+    load_rows,
+    open_index,
+    scope_facts,
+)
+
+VOCAB: Final = ("cache", "drain", "vip", "deploy", "merge", "tuesday")
+PATHS: Final = (
+    "areas/a.html",
+    "areas/B.html",
+    "areas/é.html",
+    "projects/ws-a/c.html",
+    "projects/ws-b/d.html",
+    "resources/people/e.html",
+    "resources/f.html",
+    "archive/2025/g.html",
+)
+# Stamps julianday() reads (zones, fractions, a rolled-over day) and ones it cannot.
+STAMPS: Final = (
+    "2026-01-01T00:00:00Z",
+    "2026-03-01T12:00:00Z",
+    "2026-09-14T07:02:11Z",
+    "2026-09-14 09:02:11.5+02:00",
+    "2026-02-30T00:00:00Z",
+    "2027-01-01",
+    "soon",
+)
+NOW_STAMPS: Final = ("2026-10-01T00:00:00Z", "2026-09-14T07:02:11Z", "2025-01-01T00:00:00Z")
+
+
+def _separated_pool() -> tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]:
+    """Query vectors, and chunk vectors whose distances to each query differ by over 1e-3.
+
+    sqlite-vec computes in float32 and the twin in doubles, so two different vectors a hair
+    apart could rank in either order; with every distinct distance well separated, only equal
+    vectors tie, and those tie exactly on both sides. Small integers are exact in float32.
+    """
+    rng = random.Random(20261129)
+    queries = tuple(tuple(float(rng.randint(-3, 3)) for _ in range(6)) for _ in range(3))
+    pool: list[tuple[float, ...]] = [(0.0,) * 6]
+    while len(pool) < 10:
+        candidate = tuple(float(rng.randint(-3, 3)) for _ in range(6))
+        if all(
+            abs(cosine_distance(candidate, q) - cosine_distance(v, q)) > 1e-3
+            for q in queries
+            for v in pool
+        ):
+            pool.append(candidate)
+    return queries, tuple(pool)
+
+
+QUERY_VECTORS, CHUNK_VECTORS = _separated_pool()
+
+
+@st.composite
+def memory_rows(draw: st.DrawFn) -> tuple[MemoryRow, ...]:
+    """Up to eight memories over overlapping words, stamps, types and vectors."""
+    paths = draw(st.lists(st.sampled_from(PATHS), unique=True, max_size=len(PATHS)))
+    rows = []
+    for path in paths:
+        words = draw(st.lists(st.sampled_from(VOCAB), max_size=5))
+        chunks = draw(
+            st.lists(
+                st.builds(
+                    ChunkRow,
+                    text=st.just("chunk"),
+                    vector=st.one_of(st.none(), st.sampled_from(CHUNK_VECTORS)),
+                ),
+                max_size=3,
+            )
+        )
+        rows.append(
+            MemoryRow(
+                path=path,
+                memory_type=draw(st.sampled_from(["semantic", "episodic", "task", "arc"])),
+                body_text=" ".join(words),
+                fts_text=" ".join(words),
+                workspace=path.split("/")[1] if path.startswith("projects/") else None,
+                updated_at=draw(st.sampled_from(STAMPS)),
+                event_at=draw(st.one_of(st.none(), st.sampled_from(STAMPS))),
+                chunks=tuple(chunks),
+            )
+        )
+    return tuple(rows)
+
+
+access_rows = st.lists(
+    st.builds(
+        AccessRow,
+        path=st.sampled_from(PATHS),
+        access_count=st.integers(0, 50),
+        reinforcement_count=st.just(0),
+        outcome_score=st.sampled_from([-1.0, -0.3, 0.0, 0.3, 1.0]),
+        last_accessed_at=st.one_of(st.none(), st.sampled_from(STAMPS)),
+        updated_at=st.just("2026-01-01T00:00:00Z"),
+    ),
+    unique_by=lambda a: a.path,
+    max_size=6,
+)
+
+# Mostly wide scopes, so most examples rank something; narrow ones still come up.
+scopes = st.one_of(
+    st.just(SearchScope()),
+    st.just(SearchScope(include_archived=True)),
+    st.builds(
+        SearchScope,
+        workspace=st.one_of(st.none(), st.sampled_from(["ws-a", "ws-b"])),
+        memory_types=st.one_of(st.just(()), st.lists(st.sampled_from(["semantic", "task", "arc"]))),
+        include_archived=st.booleans(),
+    ),
+)
+
+weights = st.dictionaries(
+    st.sampled_from([arm.name for arm in RANK_ARMS]), st.sampled_from([0.0, 0.25, 0.4, 1.0, 2.0])
+)
+
+
+def _bm25_order(db: Database, match: str, admitted: set[str]) -> list[str]:
+    """The fts arm's order from a separate query: bm25 per path, then (score, path)."""
+    rows = db.all(
+        "SELECT f.path, bm25(files_fts) FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+        "WHERE files_fts MATCH ?",
+        (match,),
+    )
+    scored = [(float(str(score)), str(path)) for path, score in rows if path in admitted]
+    return [path for _, path in sorted(scored)]
+
+
+def _vector_order(rows: Sequence[MemoryRow], query: tuple[float, ...]) -> list[str]:
+    nearest = {
+        row.path: min(cosine_distance(c.vector, query) for c in row.chunks if c.vector is not None)
+        for row in rows
+        if any(c.vector is not None for c in row.chunks)
+    }
+    return sorted(nearest, key=lambda p: (nearest[p], p))
+
+
+def _recency_order(rows: Sequence[MemoryRow]) -> list[str]:
+    by_path = sorted(rows, key=lambda r: r.path)
+    # Two stable passes: newest first, path ascending among equal stamps.
+    newest = sorted(by_path, key=lambda r: r.event_at or r.updated_at, reverse=True)
+    return [row.path for row in newest]
+
+
+def _salience_order(rows: Sequence[MemoryRow], access: Sequence[AccessRow], now: str) -> list[str]:
+    plane = {a.path: a for a in access}
+    scores = {}
+    for row in rows:
+        if not salience_applies(row.path, row.memory_type):
+            continue
+        a = plane.get(row.path)
+        hours = salience_hours(now, a.last_accessed_at if a else None, row.updated_at)
+        scores[row.path] = salience_score(
+            hours, a.access_count if a else 0, a.outcome_score if a else 0.0
+        )
+    return sorted(scores, key=lambda p: (-scores[p], p))
+
+
+def _assert_same(expected: Sequence[Fused], actual: Sequence[Fused]) -> None:
+    assert [(f.path, f.ranks) for f in expected] == [(f.path, f.ranks) for f in actual]
+    for e, a in zip(expected, actual, strict=True):
+        assert math.isclose(e.score, a.score, rel_tol=0, abs_tol=1e-9)
+
+
+def _twin(
+    db: Database,
+    rows: Sequence[MemoryRow],
+    access: Sequence[AccessRow],
+    arms: Sequence[ArmSpec],
+    scope: SearchScope,
+    inputs: tuple[str, tuple[float, ...] | None, str],
+    switches: tuple[bool, dict[str, float], float, int, int],
+) -> tuple[Fused, ...]:
+    """The twin's answer: per-arm lists computed in Python, folded by ``fuse``."""
+    match, query_vector, now = inputs
+    gate_priors, arm_weights, k, arm_limit, limit = switches
+    admitted = [row for row in rows if scope_admits(scope, scope_facts(row))]
+    full: dict[str, list[str]] = {}
+    for arm in arms:
+        if arm.name == "fts":
+            full["fts"] = _bm25_order(db, match, {row.path for row in admitted})
+        elif arm.name == "vector":
+            assert query_vector is not None
+            full["vector"] = _vector_order(admitted, query_vector)
+        elif arm.name == "recency":
+            full["recency"] = _recency_order(admitted)
+        else:
+            full["salience"] = _salience_order(admitted, access, now)
+    rankings = {name: paths[:arm_limit] for name, paths in full.items()}
+    query_found = {p for arm in arms if arm.kind is ArmKind.QUERY for p in rankings[arm.name]}
+    if gate_priors and any(arm.kind is ArmKind.QUERY for arm in arms):
+        # The statement gates before each prior's LIMIT; the twin gates what it is handed.
+        for arm in arms:
+            if arm.kind is ArmKind.PRIOR:
+                rankings[arm.name] = [p for p in full[arm.name] if p in query_found][:arm_limit]
+    return fuse(rankings, weights=arm_weights, k=k, gate_priors=gate_priors, limit=limit)
+
+
+ARM_SUBSETS: Final = tuple(
+    frozenset(arm.name for i, arm in enumerate(RANK_ARMS) if mask >> i & 1)
+    for mask in range(1 << len(RANK_ARMS))
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    rows=memory_rows(),
+    access=access_rows,
+    scope=scopes,
+    query_words=st.lists(st.sampled_from([*VOCAB, "absent"]), max_size=3),
+    every_term=st.booleans(),
+    query_vector=st.one_of(st.none(), st.sampled_from(QUERY_VECTORS)),
+    has_state=st.booleans(),
+    arm_weights=weights,
+    k=st.sampled_from([60, 0, 20, 7.5]),
+    arm_limit=st.sampled_from([40, 3, 1]),
+    limit=st.sampled_from([30, 12, 5, 1, 0]),
+    now=st.sampled_from(NOW_STAMPS),
+)
+@example(
+    rows=(
+        MemoryRow(path="areas/a.html", fts_text="cache", updated_at="soon"),
+        MemoryRow(path="areas/b.html", fts_text="cache", updated_at="2026-09-14T07:02:11Z"),
+    ),
+    access=[],
+    scope=SearchScope(),
+    query_words=["cache"],
+    every_term=False,
+    query_vector=None,
+    has_state=True,
+    arm_weights={},
+    k=60,
+    arm_limit=1,
+    limit=12,
+    now=NOW_STAMPS[0],
+)
+def test_sql_fold_equals_the_twin(
+    rows: tuple[MemoryRow, ...],
+    access: list[AccessRow],
+    scope: SearchScope,
+    query_words: list[str],
+    every_term: bool,
+    query_vector: tuple[float, ...] | None,
+    has_state: bool,
+    arm_weights: dict[str, float],
+    k: float,
+    arm_limit: int,
+    limit: int,
+    now: str,
+) -> None:
+    """Same paths, order, ranks and scores (1e-9) for every arm subset, gate on and off."""
+    db = open_index(state=has_state)
+    load_rows(db, rows, access=access if has_state else ())
+    forms = fts_query_forms(" ".join(query_words))
+    match = forms.all if every_term else forms.any
+    available = {ArmNeed.QUERY_TERMS} if match else set()
+    if query_vector is not None:
+        available.add(ArmNeed.QUERY_VECTOR)
+    if has_state:
+        available.add(ArmNeed.STATE)
+    assembled = assemble_scope(scope)
+    packed = None if query_vector is None else pack_f32(query_vector)
+    for selection in ARM_SUBSETS:
+        arms = active_arms(available, selection=selection)
+        for gate_priors in (False, True):
+            plan = FusionPlan(
+                arms=arms,
+                weights=tuple(arm_weights.items()),
+                rrf_k=k,
+                gate_priors=gate_priors,
+                embed_model=TEST_SPACE,
+                now=now,
+            )
+            actual = run_fusion(
+                db,
+                plan,
+                assembled,
+                match=match or None,
+                vector=packed,
+                limit=limit,
+                arm_limit=arm_limit,
+            )
+            expected = _twin(
+                db,
+                rows,
+                access if has_state else [],
+                arms,
+                scope,
+                (match, query_vector, now),
+                (gate_priors, arm_weights, k, arm_limit, limit),
+            )
+            _assert_same(expected, actual)

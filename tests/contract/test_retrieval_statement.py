@@ -1,0 +1,122 @@
+"""The shape of the fused statement: arm CTEs, placeholders, inlined weights, vector spaces."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import pytest
+
+from memhtml.adapters.sqlite.retrieval_sql import (
+    ARM_SQL,
+    ArmHoles,
+    FusionPlan,
+    build_rrf_sql,
+    run_fusion,
+)
+from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.adapters.sqlite.vectors import pack_f32
+from memhtml.domain.fusion import RANK_ARMS, arm_named
+from memhtml.domain.scope import SearchScope
+from tests.fakes.retrieval_rows import TEST_SPACE, ChunkRow, MemoryRow, load_rows, open_index
+
+NOW: Final = "2026-10-01T00:00:00Z"
+
+
+def _corpus() -> list[MemoryRow]:
+    return [
+        MemoryRow(
+            path=f"areas/{name}.html",
+            fts_text=f"cache {name}",
+            updated_at=f"2026-09-0{i}",
+            chunks=(ChunkRow(text=name, vector=(float(i), 1.0, 0.0, 0.0, 0.0, 0.0)),),
+        )
+        for i, name in enumerate(("a", "b", "c"), start=1)
+    ]
+
+
+def test_no_firing_arm_builds_no_statement() -> None:
+    """No arm: None from the builder and an empty result from the run, never `FROM ()`."""
+    plan = FusionPlan(arms=(), now=NOW)
+    assert None is build_rrf_sql(plan, assemble_scope())
+    assert () == run_fusion(open_index(), plan, assemble_scope(), match=None, vector=None, limit=5)
+
+
+@pytest.mark.parametrize("name", [arm.name for arm in RANK_ARMS])
+def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
+    """Every arm's CTE has two columns, and its ranks count 1, 2, 3 in row order."""
+    db = open_index()
+    load_rows(db, _corpus())
+    holes = ArmHoles(
+        file_filter=assemble_scope().file_filter, gate="", embed_model=TEST_SPACE, now=NOW
+    )
+    params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)))
+    used = 4 if name == "vector" else 2
+    rows = db.all(f"SELECT * FROM ({ARM_SQL[name](holes)})", params[:used])
+    assert [2] * len(rows) == [len(row) for row in rows]
+    assert [1, 2, 3] == [row[1] for row in rows]
+
+
+def test_weights_and_the_constant_are_inlined_not_bound() -> None:
+    """Overrides appear as literals; the statement still names only ?1–?4 without a scope."""
+    plan = FusionPlan(
+        arms=RANK_ARMS, weights=(("fts", 0.25),), rrf_k=20, embed_model=TEST_SPACE, now=NOW
+    )
+    sql = build_rrf_sql(plan, assemble_scope())
+    assert sql is not None
+    assert "coalesce(0.25 / (arm_fts.rank + 20), 0.0)" in sql
+    assert "coalesce(0.4 / (arm_salience.rank + 20), 0.0)" in sql
+    assert {"1", "2", "3", "4"} == set(re.findall(r"\?(\d+)", sql))
+
+
+def test_scope_values_keep_their_numbers_whichever_arms_fire() -> None:
+    """With or without the vector arm, the workspace binds at ?5."""
+    scope = assemble_scope(SearchScope(workspace="ops"))
+    for arms in (RANK_ARMS, (arm_named("recency"),)):
+        sql = build_rrf_sql(FusionPlan(arms=arms, embed_model=TEST_SPACE, now=NOW), scope)
+        assert sql is not None
+        assert "f.workspace = ?5" in sql
+
+
+def test_the_vector_arm_reads_only_the_configured_space() -> None:
+    """Vectors of another space (another width, even) are neither ranked nor an error."""
+    db = open_index()
+    load_rows(db, _corpus())
+    load_rows(
+        db,
+        [MemoryRow(path="areas/z.html", chunks=(ChunkRow(text="z", vector=(1.0, 0.0)),))],
+        model="other@2",
+    )
+    plan = FusionPlan(arms=(arm_named("vector"),), embed_model=TEST_SPACE, now=NOW)
+    fused = run_fusion(
+        db,
+        plan,
+        assemble_scope(),
+        match=None,
+        vector=pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
+        limit=10,
+    )
+    assert ["areas/c.html", "areas/b.html", "areas/a.html"] == [f.path for f in fused]
+
+
+def test_a_zero_vector_sits_at_distance_one() -> None:
+    """No direction, no cosine: the domain's convention (distance 1) ranks it, not NULL first."""
+    db = open_index()
+    rows = [
+        MemoryRow(path="areas/zero.html", chunks=(ChunkRow(text="z", vector=(0.0,) * 6),)),
+        MemoryRow(path="areas/near.html", chunks=(ChunkRow(text="n", vector=(1.0,) + (0.0,) * 5),)),
+        MemoryRow(path="areas/far.html", chunks=(ChunkRow(text="f", vector=(-1.0,) + (0.0,) * 5),)),
+    ]
+    load_rows(db, rows)
+    plan = FusionPlan(arms=(arm_named("vector"),), embed_model=TEST_SPACE, now=NOW)
+    fused = run_fusion(
+        db, plan, assemble_scope(), match=None, vector=pack_f32((1.0,) + (0.0,) * 5), limit=10
+    )
+    assert ["areas/near.html", "areas/zero.html", "areas/far.html"] == [f.path for f in fused]
+
+
+def test_an_unreadable_salience_instant_is_a_bug_not_a_query() -> None:
+    """The clock always gives a readable instant; anything else fails before any SQL runs."""
+    plan = FusionPlan(arms=(arm_named("salience"),), now="yesterday")
+    with pytest.raises(ValueError, match="unreadable"):
+        build_rrf_sql(plan, assemble_scope())
