@@ -332,3 +332,56 @@ format_html_ish = st.lists(
     ),
     max_size=40,
 ).map("".join)
+
+# --- indexer: projection, update plans, corpora ---
+# Plain data only, like the sections above; the indexer tests build MemoryDoc values and memory
+# files from these.
+
+# Repo paths of indexed memories, plus the near misses the indexer must leave alone. A tiny
+# alphabet so that renames, re-creations and archive moves hit the same paths often.
+indexer_paths = st.builds(
+    lambda bucket, name: f"{bucket}/{name}.html",
+    st.sampled_from(["areas/inbox", "projects/ws", "resources/t", "archive/2026/areas/inbox"]),
+    st.sampled_from(["a", "b", "c", "d"]),
+)
+indexer_any_paths = st.one_of(
+    indexer_paths,
+    st.sampled_from(["README.md", ".memhtml/index.db", "areas/index.html", "notes/x.html"]),
+)
+# Child values with repeats, so deduplication by primary key is exercised.
+indexer_tags = st.lists(st.sampled_from(["ops", "billing", "Ops", "ops "]), max_size=5)
+indexer_entities = st.lists(
+    st.tuples(st.sampled_from(["service", "person", "concept"]), st.sampled_from(["a", "b"])),
+    max_size=5,
+)
+indexer_facets = st.lists(
+    st.tuples(
+        st.sampled_from(["tier", "owner"]),
+        st.sampled_from(["1", "2", "x"]),
+        st.one_of(st.none(), st.sampled_from([1.0, 2.0])),
+    ),
+    max_size=5,
+)
+indexer_citations = st.lists(
+    st.tuples(st.sampled_from(["review", "wiki"]), st.one_of(st.none(), st.just("https://e.x/"))),
+    max_size=4,
+)
+indexer_links = st.lists(
+    st.tuples(st.sampled_from(["supports", "relates_to", "blocks"]), indexer_paths), max_size=4
+)
+# Statement groups for batching: sizes only, rendered into distinct statements by the test.
+indexer_group_sizes = st.lists(st.integers(min_value=0, max_value=9), max_size=30)
+
+# --- write path: commit subjects, placement, batches, session links ---
+# Plain data only, like the sections above.
+
+# Session links with a small alphabet so exact repeats are common.
+write_session_links = st.lists(
+    st.tuples(
+        st.sampled_from(["a.html", "b.html"]),
+        st.sampled_from(["s1", "s2"]),
+        st.sampled_from(["wrote", "read", "corrected", "reinforced"]),
+        st.sampled_from(["2026-09-14T07:02:11Z", "2026-09-15T00:00:00Z"]),
+    ),
+    max_size=8,
+)

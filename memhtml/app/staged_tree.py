@@ -1,0 +1,153 @@
+"""HEAD's tree plus what one command stages on it, turned into one ``ChangeSet`` at the end.
+
+A command (or a whole ``apply`` batch) reads and places against this view, so an op sees the
+files earlier ops wrote, moved or linked, and the batch still lands as one commit on exactly the
+HEAD it was planned against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+from memhtml.domain.errors import NotFound
+from memhtml.ports.git import GitPort, blob_sha
+from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        yield "/".join(parts[:end])
+
+
+class StagedTree:
+    """The tree at one HEAD with staged writes and moves on top.
+
+    A working object for the length of one attempt, not a value: ops stage into it in order,
+    and ``change_set`` describes the net effect. Paths with uncommitted edits (``dirty``) count
+    as occupied, so a placement never overwrites a person's unsaved file.
+    """
+
+    def __init__(
+        self,
+        *,
+        head: str | None,
+        base: Mapping[str, str],
+        dirty: frozenset[str],
+        read_blob: Callable[[str], bytes],
+    ) -> None:
+        """Start from a tree.
+
+        Args:
+            head: The commit the tree belongs to (``None`` for an unborn HEAD).
+            base: Every file of that tree, path to blob sha.
+            dirty: Paths with uncommitted changes, untracked files included.
+            read_blob: The bytes of a blob by sha.
+        """
+        self.head = head
+        self._base = dict(base)
+        self._base_dirs = {ancestor for path in base for ancestor in _ancestors(path)}
+        self._dirty = dirty
+        self._read_blob = read_blob
+        # Net content per touched path: bytes, or None once moved away.
+        self._final: dict[str, bytes | None] = {}
+        # Archive moves, source to target, so an unchanged source still diffs as a rename.
+        self._moves: dict[str, str] = {}
+
+    @classmethod
+    def load(cls, git: GitPort) -> StagedTree:
+        """The tree at the current HEAD and the working tree's uncommitted paths."""
+        head = git.head()
+        base = {} if head is None else {e.path: e.blob_sha for e in git.list_tree(head)}
+        dirty: set[str] = set()
+        for entry in git.status():
+            dirty.add(entry.path)
+            if entry.from_path is not None:
+                dirty.add(entry.from_path)
+
+        def read_blob(sha: str) -> bytes:
+            return git.read_blobs([sha])[sha]
+
+        return cls(head=head, base=base, dirty=frozenset(dirty), read_blob=read_blob)
+
+    def exists(self, path: str) -> bool:
+        """Whether a file is at ``path`` once the staged changes apply."""
+        if path in self._final:
+            return self._final[path] is not None
+        return path in self._base
+
+    def is_dirty(self, path: str) -> bool:
+        """Whether ``path`` carries uncommitted edits in the working tree."""
+        return path in self._dirty
+
+    def is_free(self, path: str) -> bool:
+        """Whether a new file may go at ``path``: no file, folder or dirty entry there or above."""
+        if self.exists(path) or path in self._dirty or path in self._base_dirs:
+            return False
+        below = path + "/"
+        staged = (p for p, data in self._final.items() if data is not None)
+        if any(p.startswith(below) for p in (*staged, *self._dirty)):
+            return False
+        return not any(self.exists(a) or a in self._dirty for a in _ancestors(path))
+
+    def is_usable_folder(self, directory: str) -> bool:
+        """Whether files may go under ``directory``: neither it nor a folder above it is a file
+        (committed, staged or uncommitted, a symlink included)."""
+        prefixes = [*_ancestors(directory), directory]
+        return not any(self.exists(p) or p in self._dirty for p in prefixes)
+
+    def read(self, path: str) -> bytes:
+        """The file's bytes as staged.
+
+        Raises:
+            NotFound: Nothing is at ``path``.
+        """
+        if path in self._final:
+            data = self._final[path]
+            if data is None:
+                raise NotFound(f"no memory at {path}")
+            return data
+        if path not in self._base:
+            raise NotFound(f"no memory at {path}")
+        return self._read_blob(self._base[path])
+
+    def write(self, path: str, data: bytes) -> None:
+        """Stage ``data`` at ``path`` (new or replacing)."""
+        self._final[path] = data
+
+    def move(self, source: str, target: str, data: bytes) -> None:
+        """Stage a move of ``source`` to ``target``, whose content becomes ``data``."""
+        self._final[source] = None
+        self._final[target] = data
+        self._moves[source] = target
+
+    def change_set(self) -> ChangeSet:
+        """The net change against the base tree; empty when nothing differs.
+
+        A staged move becomes a ``FileMove`` (plus the write of its stamped content) only when
+        its source is a base file left empty; a source written again in the same batch (a
+        correction that reuses the old path) becomes two writes, because a change set may not
+        give one path two roles.
+        """
+        moves: list[FileMove] = []
+        moved_sources: set[str] = set()
+        for source, target in self._moves.items():
+            if (
+                source in self._base
+                and self._final.get(source, b"") is None
+                and self._final.get(target) is not None
+                and target not in self._base
+            ):
+                moves.append(FileMove(source=source, target=target))
+                moved_sources.add(source)
+        writes: list[FileWrite] = []
+        deletes: list[str] = []
+        for path in sorted(self._final):
+            data = self._final[path]
+            if data is None:
+                if path in self._base and path not in moved_sources:
+                    deletes.append(path)
+            # A move target is never in the base tree, so its stamped bytes are always written.
+            elif self._base.get(path) != blob_sha(data):
+                writes.append(FileWrite(path=path, data=data))
+        return ChangeSet(writes=tuple(writes), deletes=tuple(deletes), moves=tuple(moves))

@@ -1,0 +1,195 @@
+"""``correct``: archive a memory and write its replacement, linked both ways, in one commit."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import attrs
+
+from memhtml.adapters.html import meta_names
+from memhtml.app.commit_messages import OP_CORRECT, commit_message
+from memhtml.app.staged_tree import StagedTree
+from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.app.use_cases.memory_files import (
+    archive_destination,
+    existing_memory,
+    require_active,
+    require_clean,
+    text_of,
+)
+from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.write import active_holder, placed_path
+from memhtml.app.user_instants import normalize_user_instant
+from memhtml.app.write_requests import WriteRequest, checked, render_inputs
+from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.errors import DuplicateContent
+from memhtml.domain.model import CONCEPT_ENTITY_TYPE, LANG_ENTITY_TYPE, Link, MemoryDoc
+from memhtml.domain.paths import workspace_of
+from memhtml.domain.vocabulary import TASK_TYPE
+
+
+@attrs.frozen(kw_only=True)
+class CorrectRequest:
+    """The replacement for a memory. ``None`` routing fields default to the target's own.
+
+    Attributes:
+        title: The new title (required).
+        claim, body, article_html: The new article, as for ``write``.
+        memory_type: Defaults to the target's type.
+        tags, entities, workspace: Default to the target's (its meta entities, its
+            ``projects/<workspace>/`` folder), so the correction lands beside the original.
+        reason: Why, recorded in the commit message body.
+        event_at, valid_from: Caller instants; ``valid_from`` sets the validity boundary.
+        importance, confidence: Optional metas of the new file.
+        session_id, prompt_id, turn_uuid: Metas of the new file and commit trailers.
+    """
+
+    title: str
+    claim: str | None = None
+    body: tuple[str, ...] = ()
+    article_html: str | None = None
+    memory_type: str | None = None
+    tags: tuple[str, ...] | None = None
+    entities: tuple[str, ...] | None = None
+    workspace: str | None = None
+    reason: str | None = None
+    event_at: str | None = None
+    valid_from: str | None = None
+    importance: int | None = None
+    confidence: float | None = None
+    session_id: str | None = None
+    prompt_id: str | None = None
+    turn_uuid: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class CorrectResult:
+    """``memory.corrected``.
+
+    Attributes:
+        path: The new memory.
+        archived_path: Where the corrected memory went.
+        commit_sha: The one commit holding both changes.
+        content_hash: The new memory's hash.
+        indexed: False only when the index update after the commit failed.
+    """
+
+    path: str
+    archived_path: str
+    commit_sha: str | None
+    content_hash: str
+    indexed: bool
+
+
+def _meta_entities(doc: MemoryDoc) -> tuple[str, ...]:
+    """The target's authored entities: the ``concept:``/``lang:`` rows its article derives are
+    left out, so they are not frozen into metas the new article may no longer justify."""
+    derived = {(CONCEPT_ENTITY_TYPE, term) for term in doc.defined_terms}
+    derived |= {(LANG_ENTITY_TYPE, lang) for lang in doc.code_langs}
+    return tuple(e.ref for e in doc.entities if (e.type, e.name) not in derived)
+
+
+def _write_request(correction: CorrectRequest, target: str, old: MemoryDoc) -> WriteRequest:
+    return checked(
+        WriteRequest(
+            title=correction.title,
+            memory_type=correction.memory_type or old.memory_type,
+            claim=correction.claim,
+            body=correction.body,
+            article_html=correction.article_html,
+            workspace=correction.workspace or workspace_of(target),
+            tags=old.tags if correction.tags is None else correction.tags,
+            entities=_meta_entities(old) if correction.entities is None else correction.entities,
+            importance=correction.importance,
+            confidence=correction.confidence,
+            event_at=correction.event_at,
+            valid_from=correction.valid_from,
+            session_id=correction.session_id,
+            prompt_id=correction.prompt_id,
+            turn_uuid=correction.turn_uuid,
+        )
+    )
+
+
+def _stage_correction(
+    deps: WriteDeps, tree: StagedTree, raw_target: str, correction: CorrectRequest
+) -> tuple[str, str, str]:
+    """Stage the archive move and the new file; returns (new path, archived path, hash)."""
+    target = existing_memory(tree, raw_target, "target")
+    require_active(target)
+    require_clean(tree, target)
+    old_data = tree.read(target)
+    old = deps.codec.parse(old_data)
+    request = _write_request(correction, target, old)
+    now: dt.datetime = deps.clock.now()
+    stamp = utc_stamp(now)
+    archived = archive_destination(tree, target, now.year)
+    supersedes = (Link("supersedes", archived),)
+    data = deps.codec.render(render_inputs(request, now=stamp, links=supersedes)).encode()
+    doc = deps.codec.parse(data)
+    # The boundary between the two validity windows: the caller's valid-from, else the new
+    # fact's own first <time>, else now.
+    boundary = request.valid_from
+    if boundary is None:
+        event = doc.event_at
+        boundary = stamp if event is None else normalize_user_instant(event, "event time")
+        inputs = render_inputs(request, now=stamp, links=supersedes, valid_from=boundary)
+        data = deps.codec.render(inputs).encode()
+    if request.memory_type != TASK_TYPE:
+        holder = active_holder(deps, tree, doc.content_hash)
+        if holder is not None:
+            raise DuplicateContent(f"{holder} already holds this content")
+    # An earlier end the old memory already stated stays: the correction cannot extend it.
+    until = old.valid_until if old.valid_until and old.valid_until < boundary else boundary
+    # Moved first, so an unchanged title and routing give the new memory the old path.
+    tree.move(target, archived, old_data)
+    path = placed_path(tree, request, stamp)
+    edit = deps.codec.set_meta
+    stamped = deps.codec.mark_archived(text_of(old_data), stamp)
+    stamped = edit(stamped, meta_names.VALID_UNTIL, until)
+    stamped = edit(stamped, meta_names.SUPERSEDED_BY, "/" + path)
+    tree.write(archived, stamped.encode("utf-8"))
+    tree.write(path, data)
+    return path, archived, doc.content_hash
+
+
+def correct_memory(deps: WriteDeps, raw_target: str, correction: CorrectRequest) -> CorrectResult:
+    """Replace a memory: one commit moves it to ``archive/<YYYY>/`` and writes its successor.
+
+    The old file is stamped ``status=archived``, ``memhtml-archived``, ``memhtml-valid-until``
+    (the new memory's valid-from, else its first ``<time>``, else now; an earlier existing
+    value wins) and ``memhtml-superseded-by``; the new one carries ``memhtml-valid-from`` and a
+    ``supersedes`` link to the archived path. A ``corrected`` session link names the new file.
+
+    Raises:
+        NotFound: No memory at the target.
+        InvalidMemory: The target is archived, or the new file breaks FORMAT.md §10.
+        DuplicateContent: The new content equals an active non-task memory (target included).
+        DirtyTree: The target has uncommitted edits.
+        InvalidInput: A malformed request or a path leaving the repository.
+        IndexStale, EmbedModelMismatch: Before anything is written.
+        HeadMoved: Other writers won every retry.
+    """
+
+    def plan(tree: StagedTree) -> Plan[tuple[str, str, str]]:
+        staged = _stage_correction(deps, tree, raw_target, correction)
+        message = commit_message(
+            OP_CORRECT,
+            correction.title,
+            body=correction.reason,
+            session_id=correction.session_id,
+            prompt_id=correction.prompt_id,
+        )
+        return Plan(outcome=staged, message=message)
+
+    landed = run_mutation(deps, plan)
+    path, archived, content_hash = landed.outcome
+    touched = [(path, correction.session_id, correction.prompt_id, correction.turn_uuid)]
+    record_links(deps, "corrected", touched)
+    return CorrectResult(
+        path=path,
+        archived_path=archived,
+        commit_sha=landed.commit_sha,
+        content_hash=content_hash,
+        indexed=landed.indexed,
+    )

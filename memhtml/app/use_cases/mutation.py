@@ -1,0 +1,135 @@
+"""The frame every mutating command runs in: preflight, plan, one commit, retry, reindex.
+
+Order, and why:
+
+1. ``indexer.update`` first. It is the preflight (it raises ``IndexStale`` and
+   ``EmbedModelMismatch``, exactly the states CLI.md §3.1 says must refuse before writing), and it
+   brings the index level with HEAD and the working tree, so the dedup lookup sees every file.
+   When nothing moved since the last pass it costs a HEAD read and a status walk.
+2. Plan against a fresh ``StagedTree`` of the current HEAD; the plan stages its changes and
+   names the commit message.
+3. One commit, compare-and-swap on that HEAD. ``HeadMoved`` means another writer landed first:
+   pause (jittered, doubling) and run 1–3 again from scratch, a bounded number of times.
+4. After the commit, one more ``indexer.update``; its failure is logged and reported as
+   ``indexed=False``, never raised, because the commit has landed and the next update catches up.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Sequence
+from typing import Final, Generic, TypeVar
+
+import attrs
+
+from memhtml.app.staged_tree import StagedTree
+from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.errors import MemhtmlError
+from memhtml.ports.git_writer import HeadMoved
+from memhtml.ports.recorder import LinkKind, SessionLink
+
+logger = logging.getLogger("memhtml.write")
+
+T = TypeVar("T")
+
+FIRST_PAUSE_S: Final = 0.01
+"""Pause before the first retry; doubles per retry, so 8 attempts wait about 1.3 s in all."""
+PAUSE_JITTER: Final = (0.8, 1.2)
+
+
+@attrs.frozen(kw_only=True)
+class Plan(Generic[T]):
+    """What a use case decided on one tree: its outcome and the commit message, if any.
+
+    Attributes:
+        outcome: The use case's own answer (paths, hashes…).
+        message: The commit message; ``None`` when the command changes nothing (a dedup, an
+            existing edge), so no commit is made even if the tree was touched.
+    """
+
+    outcome: T
+    message: str | None
+
+
+@attrs.frozen(kw_only=True)
+class Landed(Generic[T]):
+    """A finished mutation.
+
+    Attributes:
+        outcome: The plan's outcome from the attempt that landed.
+        commit_sha: The new commit, or ``None`` when nothing was committed.
+        indexed: False only when a commit landed and the index update after it failed.
+    """
+
+    outcome: T
+    commit_sha: str | None
+    indexed: bool
+
+
+def run_mutation(deps: WriteDeps, plan: Callable[[StagedTree], Plan[T]]) -> Landed[T]:
+    """Run ``plan`` on a fresh tree until its commit lands (see the module docstring).
+
+    Raises:
+        IndexStale, EmbedModelMismatch: From the preflight, before anything is written.
+        HeadMoved: Every attempt lost the race (the CLI reports ``ERR_WRITE_CONFLICT``).
+        MemhtmlError: Whatever ``plan`` refuses with; nothing is written.
+    """
+    attempts = max(1, deps.commit_attempts)
+    for attempt in range(attempts):
+        deps.indexer.update(embed=deps.embed)
+        tree = StagedTree.load(deps.git)
+        planned = plan(tree)
+        changes = tree.change_set()
+        if planned.message is None or not (changes.writes or changes.moves or changes.deletes):
+            return Landed(outcome=planned.outcome, commit_sha=None, indexed=True)
+        try:
+            sha = deps.writer.commit(changes, planned.message, expected_head=tree.head)
+        except HeadMoved:
+            if attempt == attempts - 1:
+                raise
+            deps.pause(FIRST_PAUSE_S * 2**attempt * random.uniform(*PAUSE_JITTER))
+            continue
+        return Landed(outcome=planned.outcome, commit_sha=sha, indexed=refresh_index(deps))
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def refresh_index(deps: WriteDeps) -> bool:
+    """One index update after a commit; False (and a logged cause) when it fails."""
+    try:
+        report = deps.indexer.update(embed=deps.embed)
+    except MemhtmlError as error:
+        logger.warning(
+            "committed, but the index update failed (%s); run `memhtml index update`", error
+        )
+        return False
+    if report.model_failure is not None:
+        logger.warning("indexed without some vectors: %s", report.model_failure)
+    return True
+
+
+def record_links(
+    deps: WriteDeps,
+    kind: LinkKind,
+    touched: Sequence[tuple[str, str | None, str | None, str | None]],
+) -> None:
+    """File a session link for each ``(path, session, prompt, turn)`` that names a session.
+
+    After the commit, so a failure here is logged and swallowed: the file itself carries the
+    session in its head, and a lost index row must not turn a landed write into an error.
+    """
+    at = utc_stamp(deps.clock.now())
+    links = [
+        SessionLink(
+            path=path, session_id=session, kind=kind, at=at, prompt_id=prompt, turn_uuid=turn
+        )
+        for path, session, prompt, turn in touched
+        if session
+    ]
+    if not links:
+        return
+    try:
+        deps.recorder.record_session_links(links)
+    except MemhtmlError as error:
+        logger.warning("committed, but the session links were not recorded (%s)", error)

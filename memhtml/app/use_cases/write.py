@@ -1,0 +1,185 @@
+"""``write``: render one memory, refuse it whole or dedup it, place it, commit it (CLI.md §3.2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Final
+
+import attrs
+
+from memhtml.app.commit_messages import OP_WRITE, commit_message
+from memhtml.app.placement import explicit_path, free_path
+from memhtml.app.staged_tree import StagedTree
+from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.write_requests import WriteRequest, checked, render_inputs
+from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.errors import Conflict
+from memhtml.domain.paths import placement_dir
+from memhtml.domain.vocabulary import TASK_TYPE
+
+_STAMPED_HASH: Final = re.compile(
+    r'^<meta name="memhtml-content-hash" content="(sha256:[0-9a-f]{64})">$', re.MULTILINE
+)
+
+
+@attrs.frozen(kw_only=True)
+class WriteResult:
+    """``memory.written``.
+
+    Attributes:
+        path: Where the memory is: the new file, or the existing one when deduped.
+        created: A new file was committed.
+        deduped: An active non-task memory already held this content; nothing was written.
+        existing_path: That memory's path when deduped, else ``None``.
+        commit_sha: The commit, or ``None`` when deduped.
+        content_hash: The rendered article's hash.
+        indexed: False only when the commit landed and the index update after it failed.
+    """
+
+    path: str
+    created: bool
+    deduped: bool
+    existing_path: str | None
+    commit_sha: str | None
+    content_hash: str
+    indexed: bool
+
+
+@attrs.frozen(kw_only=True)
+class StagedWrite:
+    """One write planned on a staged tree (shared by ``write`` and ``apply``).
+
+    Attributes:
+        path: The new path, or the existing one when deduped.
+        deduped: Nothing was staged because the content already lives at ``path``.
+        content_hash: The rendered article's hash.
+        title: The memory's title, for the commit subject.
+    """
+
+    path: str
+    deduped: bool
+    content_hash: str
+    title: str
+
+
+def stage_write(
+    deps: WriteDeps,
+    tree: StagedTree,
+    request: WriteRequest,
+    *,
+    now: dt.datetime,
+    batch_hashes: dict[str, str],
+) -> StagedWrite:
+    """Render, check, dedup and place one memory on ``tree``; stage it unless deduped.
+
+    Dedup looks at the index (active non-task rows whose file is still in the staged tree)
+    and at ``batch_hashes``, the content this batch already staged; a new non-task file adds
+    its hash there. Everything is decided before anything is staged, so a refused write leaves
+    ``tree`` and ``batch_hashes`` as they were.
+
+    Raises:
+        InvalidInput: A malformed request (see ``checked``) or a path leaving the repository.
+        InvalidMemory: The rendered file breaks FORMAT.md §10, or ``strict_path`` refused.
+        Conflict: The explicit path is occupied (never suffixed).
+    """
+    request = checked(request)
+    explicit = explicit_path(request.path, strict=request.strict_path)
+    stamp = utc_stamp(now)
+    text = deps.codec.render(render_inputs(request, now=stamp))
+    data = text.encode("utf-8")
+    content_hash = rendered_hash(text) or deps.codec.parse(data).content_hash
+    dedups = request.memory_type != TASK_TYPE
+    if dedups:
+        existing = batch_hashes.get(content_hash) or active_holder(deps, tree, content_hash)
+        if existing is not None:
+            return StagedWrite(
+                path=existing, deduped=True, content_hash=content_hash, title=request.title
+            )
+    if explicit is not None:
+        if not tree.is_free(explicit):
+            raise Conflict(f"{explicit} is occupied; choose another path")
+        path = explicit
+    else:
+        path = placed_path(tree, request, stamp)
+    tree.write(path, data)
+    if dedups:
+        batch_hashes[content_hash] = path
+    return StagedWrite(path=path, deduped=False, content_hash=content_hash, title=request.title)
+
+
+def rendered_hash(text: str) -> str | None:
+    """The content hash the renderer stamped into ``text``, read without parsing it again.
+
+    The renderer writes one element per line with attributes in a fixed order (FORMAT.md §1)
+    and stamps the hash the parser computes, so the line is exact. Re-parsing instead would
+    double the cost of every write in a 500-op batch; ``None`` (a different renderer) makes the
+    caller parse.
+    """
+    head_end = text.find("</head>")
+    match = _STAMPED_HASH.search(text, 0, head_end if head_end >= 0 else len(text))
+    return None if match is None else match[1]
+
+
+def placed_path(tree: StagedTree, request: WriteRequest, stamp: str) -> str:
+    """The first free path placement gives ``request`` (FORMAT.md §11 rules 2–7).
+
+    Raises:
+        Conflict: The placement folder lies under a file (a symlink, say) or every collision
+            suffix is taken.
+    """
+    directory = placement_dir(request.memory_type, workspace=request.workspace, tags=request.tags)
+    if not tree.is_usable_folder(directory):
+        raise Conflict(f"{directory} is a file, not a folder; nothing can be placed under it")
+    return free_path(directory, request.title, request.memory_type, stamp[:10], tree.is_free)
+
+
+def active_holder(deps: WriteDeps, tree: StagedTree, content_hash: str) -> str | None:
+    """The active non-task memory holding ``content_hash``, if its file is still in the tree.
+
+    A file this batch archived or moved is still active in the index until the commit is
+    indexed; its content is free to be written again.
+    """
+    found = deps.recorder.active_path_for_hash(content_hash)
+    return found if found is not None and tree.exists(found) else None
+
+
+def write_memory(deps: WriteDeps, request: WriteRequest) -> WriteResult:
+    """Write one memory as one commit, or report the active memory that already holds it.
+
+    Order: the request is checked; the index is brought level with the tree (refusing on a
+    stale index or a model mismatch); the file is rendered and re-parsed (any violation
+    refuses, the tree untouched); dedup; placement; one commit; one index update; a ``wrote``
+    session link when a session is named.
+
+    Raises:
+        InvalidInput, InvalidMemory, Conflict: See ``stage_write``; nothing is written.
+        IndexStale, EmbedModelMismatch: Before anything is written.
+        HeadMoved: Other writers won every retry.
+    """
+    request = checked(request)
+
+    def plan(tree: StagedTree) -> Plan[StagedWrite]:
+        staged = stage_write(deps, tree, request, now=deps.clock.now(), batch_hashes={})
+        if staged.deduped:
+            return Plan(outcome=staged, message=None)
+        message = commit_message(
+            OP_WRITE, staged.title, session_id=request.session_id, prompt_id=request.prompt_id
+        )
+        return Plan(outcome=staged, message=message)
+
+    landed = run_mutation(deps, plan)
+    staged = landed.outcome
+    if landed.commit_sha is not None:
+        touched = [(staged.path, request.session_id, request.prompt_id, request.turn_uuid)]
+        record_links(deps, "wrote", touched)
+    return WriteResult(
+        path=staged.path,
+        created=landed.commit_sha is not None,
+        deduped=staged.deduped,
+        existing_path=staged.path if staged.deduped else None,
+        commit_sha=landed.commit_sha,
+        content_hash=staged.content_hash,
+        indexed=landed.indexed,
+    )

@@ -1,0 +1,100 @@
+"""Commit subjects and trailers of the write path (CLI.md §3.1)."""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from memhtml.app.commit_messages import (
+    ELLIPSIS,
+    SUBJECT_MAX_UNITS,
+    UNTITLED_SUBJECT,
+    archive_subject,
+    batch_subject,
+    commit_message,
+    commit_subject_text,
+    link_subject,
+)
+from memhtml.domain.model import collapse_whitespace
+from memhtml.domain.text import utf16_len
+from tests.strategies import awkward_text
+
+
+def test_write_subject_is_the_title() -> None:
+    """``memhtml(write): <title>`` as in the worked example, with a trailing newline."""
+    expected = "memhtml(write): Invoice export runs at 03:30 UTC\n"
+    assert expected == commit_message("write", "Invoice export runs at 03:30 UTC")
+
+
+def test_blank_subject_is_untitled() -> None:
+    """An empty or all-whitespace subject becomes ``(untitled)``."""
+    assert "memhtml(write): (untitled)\n" == commit_message("write", " \n\t ")
+
+
+def test_long_subject_is_cut_to_72_units_with_an_ellipsis() -> None:
+    """A 100-character subject keeps 71 characters and gains ``…``."""
+    assert "a" * 71 + ELLIPSIS == commit_subject_text("a" * 100)
+
+
+def test_astral_characters_count_two_units() -> None:
+    """Emoji take two UTF-16 units each, so 36 of them fill the 72-unit subject exactly."""
+    assert ("😀" * 36, "😀" * 35 + ELLIPSIS) == (
+        commit_subject_text("😀" * 36),
+        commit_subject_text("😀" * 37),
+    )
+
+
+def test_trailers_follow_a_blank_line() -> None:
+    """Session and prompt ids become ``Memhtml-Session:``/``Memhtml-Prompt:`` trailers."""
+    expected = "memhtml(write): T\n\nMemhtml-Session: s 1\nMemhtml-Prompt: p1\n"
+    assert expected == commit_message("write", "T", session_id="s\n1", prompt_id="p1")
+
+
+def test_body_sits_between_subject_and_trailers() -> None:
+    """A correction's reason is the message body, before the trailers."""
+    expected = "memhtml(correct): T\n\nmeasured again\n\nMemhtml-Session: s\n"
+    assert expected == commit_message("correct", "T", body=" measured again ", session_id="s")
+
+
+def test_archive_and_link_subjects() -> None:
+    """``<path> — <reason>`` and ``<rel> <src> -> <dst>``."""
+    assert ("a.html — done", "supports a.html -> b.html") == (
+        archive_subject("a.html", "done"),
+        link_subject("supports", "a.html", "b.html"),
+    )
+
+
+def test_batch_subject_rules() -> None:
+    """One write gives its title; only writes give ``n memories``; a mix gives ``n ops``."""
+    assert ("Title", "2 memories", "2 ops", "1 ops", "0 ops") == (
+        batch_subject(("write",), "Title"),
+        batch_subject(("write", "write"), None),
+        batch_subject(("write", "link"), None),
+        batch_subject(("link",), None),
+        batch_subject((), None),
+    )
+
+
+@given(text=awkward_text)
+@example(text="a" * 72)
+@example(text="a" * 73)
+@example(text="a " * 36 + "b")
+def test_subject_fits_and_is_a_collapsed_prefix(text: str) -> None:
+    """Never over 72 units or empty; the collapsed text itself, or a cut of it plus ``…``."""
+    subject = commit_subject_text(text)
+    collapsed = collapse_whitespace(text)
+    assert utf16_len(subject) <= SUBJECT_MAX_UNITS
+    if not collapsed:
+        assert UNTITLED_SUBJECT == subject
+    elif utf16_len(collapsed) <= SUBJECT_MAX_UNITS:
+        assert collapsed == subject
+    else:
+        assert subject.endswith(ELLIPSIS)
+        assert collapsed.startswith(subject.removesuffix(ELLIPSIS))
+
+
+@given(text=st.text(min_size=1))
+def test_subject_line_is_one_line(text: str) -> None:
+    """Whatever the title holds, the message's first line is the whole subject."""
+    message = commit_message("write", text)
+    assert message.split("\n", 1)[0] == "memhtml(write): " + commit_subject_text(text)
