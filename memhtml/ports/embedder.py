@@ -46,3 +46,7 @@ class QueryEmbedder(Protocol):
     def embed_query(self, text: str) -> Vector:
         """One unit-length vector. Raises ``ModelUnavailable`` on failure."""
         ...
+
+
+class EmbeddingModel(Embedder, QueryEmbedder, Protocol):
+    """One model serving both halves: what the composition root builds and hands out."""

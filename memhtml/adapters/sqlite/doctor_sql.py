@@ -1,0 +1,73 @@
+"""The :class:`memhtml.ports.health.HealthProbe` port over ``index.db`` and ``state.db``."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memhtml.adapters.sqlite.connection import Database, SqlValue
+from memhtml.ports.errors import StorageFailure
+from memhtml.ports.health import DanglingLink, InboxDepths
+
+INBOX_PREFIX: Final = "areas/inbox/"
+
+DANGLING_SQL: Final = (
+    "SELECT e.src_path, e.rel, e.dst_path, "
+    "(SELECT min(a.path) FROM files a WHERE a.archived = 1 AND a.origin_path = e.dst_path) "
+    "FROM edges e WHERE e.derived = 0 AND e.edge_class <> 'provenance' "
+    "AND NOT EXISTS (SELECT 1 FROM files f WHERE f.path = e.dst_path) "
+    "ORDER BY e.src_path, e.rel, e.dst_path"
+)
+"""Provenance edges point at sessions, not files, so they can never resolve and are left out."""
+
+ORPHAN_SQL: Final = (
+    "SELECT s.path FROM state.access s "
+    "WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = s.path) ORDER BY s.path"
+)
+
+# substr rather than LIKE: LIKE folds ASCII case and treats `_` as a wildcard.
+INBOX_SQL: Final = (
+    "SELECT coalesce(sum(memory_type <> 'task'), 0), coalesce(sum(memory_type = 'task'), 0) "
+    f"FROM files WHERE archived = 0 AND substr(path, 1, {len(INBOX_PREFIX)}) = ?1"
+)
+
+
+class SqliteHealthProbe:
+    """The doctor's index-side checks over one connection."""
+
+    def __init__(self, db: Database) -> None:
+        """Probe ``db`` (its state plane when attached)."""
+        self._db = db
+
+    def dangling_links(self) -> tuple[DanglingLink, ...]:
+        """Authored edges to targets the index does not hold, with an archived copy if any."""
+        rows = self._db.all(DANGLING_SQL, operation="find dangling links")
+        return tuple(
+            DanglingLink(
+                src_path=str(src),
+                rel=str(rel),
+                dst_path=str(dst),
+                rewrite_to=None if to is None else str(to),
+            )
+            for src, rel, dst, to in rows
+        )
+
+    def orphan_access_rows(self) -> tuple[str, ...]:
+        """State rows for paths the index does not hold; empty without a state plane."""
+        if not self._db.has_state:
+            return ()
+        rows = self._db.all(ORPHAN_SQL, operation="find orphan access rows")
+        return tuple(str(row[0]) for row in rows)
+
+    def inbox_depths(self) -> InboxDepths:
+        """Active memories and tasks under ``areas/inbox/``."""
+        operation = "count the inbox"
+        row = self._db.get(INBOX_SQL, (INBOX_PREFIX,), operation=operation)
+        if row is None:
+            raise StorageFailure(operation)
+        return InboxDepths(memories=_count(row[0], operation), tasks=_count(row[1], operation))
+
+
+def _count(value: SqlValue, operation: str) -> int:
+    if isinstance(value, int):
+        return value
+    raise StorageFailure(operation)

@@ -1,0 +1,158 @@
+"""``index rebuild|update|embed|status`` (CLI.md §3.4) over the indexer port.
+
+The rebuild, update and embed reports are the indexer port's own values
+(:class:`~memhtml.ports.indexer.RebuildReport`, ``UpdateReport``, ``BackfillReport``); the
+command line names the subcommand as ``mode``. Only ``status`` assembles a value of its own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+import attrs
+
+from memhtml.ports.errors import ModelUnavailable
+from memhtml.ports.index_census import IndexCensus
+from memhtml.ports.indexer import BackfillReport, Indexer, RebuildReport, UpdateReport
+
+if TYPE_CHECKING:
+    from memhtml.app.bootstrap import Services
+
+NO_EMBEDDER_REASON: Final = "no embedder is configured (MEMHTML_EMBED=off)"
+
+
+@attrs.frozen(kw_only=True)
+class IndexStatus:
+    """``index.report`` for ``status``.
+
+    Attributes:
+        head_sha: The commit the index describes; None before the first rebuild or while an
+            interrupted rebuild's window is open.
+        embed_model, embed_dim: The stored vector space; None before the first rebuild.
+        embed_model_matches: The stored space equals the configured one (True with none stored).
+        configured_embed_model: The space this process writes (``<model>@<dim>``).
+        rebuilt_at, updated_at: When the last rebuild started and the watermark last moved.
+        files, active_files: Indexed memories, and those not archived.
+        chunks, embeddings: Every chunk, and those with a vector in the configured space.
+        vector_coverage, vector_coverage_floor: Their ratio, and the floor search compares it to.
+        edges, derived_edges, tags, entities: Row counts (tags and entities distinct).
+        has_state: The state plane is attached.
+    """
+
+    head_sha: str | None
+    embed_model: str | None
+    embed_dim: int | None
+    embed_model_matches: bool
+    configured_embed_model: str
+    rebuilt_at: str | None
+    updated_at: str | None
+    files: int
+    active_files: int
+    chunks: int
+    embeddings: int
+    vector_coverage: float
+    vector_coverage_floor: float
+    edges: int
+    derived_edges: int
+    tags: int
+    entities: int
+    has_state: bool
+
+
+def index_rebuild(
+    services: Services, *, embed: bool | None = None, force: bool = False
+) -> RebuildReport:
+    """Rebuild the index from HEAD; ``embed`` defaults to whether the store embeds.
+
+    Raises:
+        EmbedModelMismatch, RebuildNoEmbedRefused: See ``Indexer.rebuild``.
+    """
+    return services.indexer.rebuild(embed=services.embeds if embed is None else embed, force=force)
+
+
+def index_update(services: Services, *, embed: bool | None = None) -> UpdateReport:
+    """Bring the index level with HEAD and the working tree; ``embed`` as for rebuild.
+
+    Raises:
+        IndexStale, EmbedModelMismatch: See ``Indexer.update``.
+    """
+    return services.indexer.update(embed=services.embeds if embed is None else embed)
+
+
+def index_embed(services: Services, *, dry_run: bool = False) -> BackfillReport:
+    """Backfill the missing vectors; see :func:`embed_with`."""
+    return embed_with(services.indexer, dry_run=dry_run)
+
+
+def embed_with(indexer: Indexer, *, dry_run: bool = False) -> BackfillReport:
+    """Embed every chunk lacking a configured-space vector, in persisted slices.
+
+    DECISIONS 23: when chunks were pending and not one slice landed, the pass failed as a
+    whole, so it raises rather than reporting a success that did nothing; a pass that landed
+    some slices before the model stopped reports what it did, and the gap.
+
+    Raises:
+        ModelUnavailable: Chunks were pending and no vector landed; the report is in the message.
+        EmbedModelMismatch: The stored space differs from the configured one.
+    """
+    report = indexer.backfill(dry_run=dry_run)
+    if dry_run or report.embeddings_written > 0 or report.embeddings_remaining == 0:
+        return report
+    cause = report.model_failure or (
+        "the model wrote nothing" if indexer.embedder_bound else NO_EMBEDDER_REASON
+    )
+    raise ModelUnavailable(
+        f"{cause}; no vector landed (chunks {report.chunks}, embeddings {report.embeddings}, "
+        f"embeddingsWritten 0, embeddingsRemaining {report.embeddings_remaining})"
+    )
+
+
+def index_status(services: Services) -> IndexStatus:
+    """The index's watermark, vector space and row counts; see :func:`status_with`."""
+    from memhtml.adapters.sqlite.index_status_sql import SqliteIndexCensus
+
+    return status_with(
+        services.indexer,
+        SqliteIndexCensus(services.db),
+        configured_model=services.watermark,
+        floor=services.settings.embed.vector_coverage_floor,
+        has_state=services.db.has_state,
+    )
+
+
+def status_with(
+    indexer: Indexer,
+    census: IndexCensus,
+    *,
+    configured_model: str,
+    floor: float,
+    has_state: bool,
+) -> IndexStatus:
+    """Assemble the status from the watermark row, the coverage and the census.
+
+    Raises:
+        StorageFailure: The index cannot be read.
+    """
+    state = indexer.index_state()
+    coverage = indexer.vector_coverage()
+    counts = census.counts()
+    return IndexStatus(
+        head_sha=None if state is None else state.head_sha,
+        embed_model=None if state is None else state.embed_model,
+        embed_dim=None if state is None else state.embed_dim,
+        embed_model_matches=state is None or state.embed_model == configured_model,
+        configured_embed_model=configured_model,
+        rebuilt_at=None if state is None else state.rebuilt_at,
+        updated_at=None if state is None else state.updated_at,
+        files=counts.files,
+        active_files=counts.active_files,
+        chunks=coverage.chunks,
+        embeddings=coverage.embeddings,
+        vector_coverage=coverage.coverage,
+        vector_coverage_floor=floor,
+        edges=counts.edges,
+        derived_edges=counts.derived_edges,
+        tags=counts.tags,
+        entities=counts.entities,
+        has_state=has_state,
+    )

@@ -1,0 +1,284 @@
+"""``read <path>``: one memory's fields, its article, and a salience bump (CLI.md §3.2).
+
+Reading a named memory is evidence that it was used (seed 000 §9.1), so it bumps the access
+count through the same cooldown as ``reinforce``; being listed by search or recall is not.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Final
+
+import attrs
+
+from memhtml.app.placement import repo_path
+from memhtml.app.use_cases.freshness import ensure_fresh
+from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.errors import InvalidInput, MemhtmlError, NotFound
+from memhtml.domain.findings import Finding
+from memhtml.domain.model import MemoryDoc
+from memhtml.domain.paths import is_archived_path, is_indexable_path
+from memhtml.domain.reinforce import Signal
+from memhtml.ports.clock import Clock
+from memhtml.ports.errors import GitFailure
+from memhtml.ports.git import GitPort, PathRefused
+from memhtml.ports.indexer import Indexer
+from memhtml.ports.memory_parser import MemoryParser
+from memhtml.ports.recorder import LinkKind, Recorder, SessionLink
+from memhtml.ports.retrieval import Retrieval
+
+if TYPE_CHECKING:
+    from memhtml.app.bootstrap import Services
+
+logger = logging.getLogger("memhtml")
+
+MetaValue = str | int | float | bool
+
+_ARTICLE_OPEN: Final = re.compile(r"<article(?=[\s>/])[^>]*>", re.IGNORECASE)
+_ARTICLE_CLOSE: Final = re.compile(r"</article\s*>", re.IGNORECASE)
+
+
+@attrs.frozen(kw_only=True)
+class ReadPorts:
+    """What the read-side use cases are handed; ``read_ports`` builds it from ``Services``.
+
+    Attributes:
+        git: Reads working-tree files.
+        indexer: Brought up to date before each read (DECISIONS 20).
+        retrieval: Search, recall and the salience bump.
+        recorder: Files session links.
+        clock: Stamps session links.
+        parse: Memory file bytes to ``MemoryDoc``.
+        embed: Whether the freshness update embeds new chunks.
+    """
+
+    git: GitPort
+    indexer: Indexer
+    retrieval: Retrieval
+    recorder: Recorder
+    clock: Clock
+    parse: MemoryParser
+    embed: bool
+
+
+def read_ports(services: Services) -> ReadPorts:
+    """The read-side collaborators of an open store."""
+    from memhtml.adapters.html import parse_memory
+
+    return ReadPorts(
+        git=services.git,
+        indexer=services.indexer,
+        retrieval=services.retrieval,
+        recorder=services.recorder,
+        clock=services.clock,
+        parse=parse_memory,
+        embed=services.embeds,
+    )
+
+
+@attrs.frozen(kw_only=True)
+class ReadLink:
+    """One authored edge of the memory's head, its target written as an href (``/path``)."""
+
+    rel: str
+    href: str
+
+
+@attrs.frozen(kw_only=True)
+class ReadResult:
+    """``memory.detail``.
+
+    Attributes:
+        path: The repo path, without a leading ``/``.
+        title: ``<title>``.
+        metas: ``(name, value)`` for each meta the file states, camel-cased without the
+            ``memhtml-`` prefix, in the format's emission order (see :func:`present_metas`).
+        entities: ``type:name`` references, as the file lists them.
+        tags: The file's tags.
+        links: Authored edges.
+        gist: The claim.
+        body: The article's text.
+        html: The article's inner HTML, verbatim from the file.
+        archived: The file lies under ``archive/``.
+        warnings: Non-blocking format findings.
+        index_fresh, index_update_ms: See :class:`memhtml.app.use_cases.freshness.Freshness`.
+    """
+
+    path: str
+    title: str
+    metas: tuple[tuple[str, MetaValue], ...]
+    entities: tuple[str, ...]
+    tags: tuple[str, ...]
+    links: tuple[ReadLink, ...]
+    gist: str
+    body: str
+    html: str
+    archived: bool
+    warnings: tuple[Finding, ...]
+    index_fresh: bool
+    index_update_ms: float
+
+
+def present_metas(doc: MemoryDoc) -> tuple[tuple[str, MetaValue], ...]:
+    """The metas a file states, derived from its parsed fields.
+
+    ``MemoryDoc`` keeps typed values, not which metas were written, so presence is read off
+    the values: an optional meta is present when it is not None (``needsRevision`` when true,
+    ``reprieves`` when non-zero). ``confidence``, ``importance`` and ``author`` always appear
+    with their effective values, since the column default is what every consumer acts on.
+    ``contentHash`` is the hash the file states, not the recomputed one.
+    """
+    pairs: list[tuple[str, MetaValue | None]] = [
+        ("memoryType", doc.memory_type),
+        ("status", doc.status),
+        ("createdAt", doc.created_at),
+        ("updatedAt", doc.updated_at),
+        ("confidence", doc.confidence),
+        ("importance", doc.importance),
+        ("contentHash", doc.stated_content_hash),
+        ("author", doc.author),
+        ("sessionId", doc.session_id),
+        ("promptId", doc.prompt_id),
+        ("turnUuid", doc.turn_uuid),
+        ("validFrom", doc.valid_from),
+        ("validUntil", doc.valid_until),
+        ("reprieves", doc.reprieves or None),
+        ("archivedAt", doc.archived_at),
+        ("supersededBy", doc.superseded_by),
+        ("needsRevision", True if doc.needs_revision else None),
+        ("taskStatus", doc.task_status),
+        ("dueAt", doc.due_at),
+    ]
+    return tuple((name, value) for name, value in pairs if value is not None)
+
+
+def article_inner_html(text: str) -> str:
+    """The markup between the first ``<article …>`` and the last ``</article>``; ``""`` if none.
+
+    Taken from the file text rather than re-serialised from a parse tree, so the caller sees
+    the bytes the author wrote (attribute order, entities, whitespace).
+    """
+    opening = _ARTICLE_OPEN.search(text)
+    if opening is None:
+        return ""
+    closings = list(_ARTICLE_CLOSE.finditer(text, opening.end()))
+    end = closings[-1].start() if closings else len(text)
+    return text[opening.end() : end]
+
+
+def read_memory(
+    services: Services,
+    raw_path: str,
+    *,
+    session_id: str | None = None,
+    prompt_id: str | None = None,
+    turn_uuid: str | None = None,
+) -> ReadResult:
+    """Read one memory (archived paths allowed) and bump its salience; see :func:`read_with`."""
+    return read_with(
+        read_ports(services),
+        raw_path,
+        session_id=session_id,
+        prompt_id=prompt_id,
+        turn_uuid=turn_uuid,
+    )
+
+
+def read_with(
+    ports: ReadPorts,
+    raw_path: str,
+    *,
+    session_id: str | None = None,
+    prompt_id: str | None = None,
+    turn_uuid: str | None = None,
+) -> ReadResult:
+    """Read one memory from the working tree, bump it (neutral, cooldown applies), link it.
+
+    Order: freshness first, so the bump finds the row of a file written a moment ago; then the
+    file; then the bump; then a ``read`` session link when a session is named. A bump or a link
+    that fails is logged, never raised: the caller asked for the memory, and has it.
+
+    Args:
+        ports: The collaborators.
+        raw_path: The memory's path; a leading ``/`` is stripped.
+        session_id, prompt_id, turn_uuid: Who is reading, for the session link.
+
+    Raises:
+        InvalidInput: The path could leave the repository.
+        NotFound: No memory file at the path.
+        InvalidMemory: The file fails to parse.
+    """
+    path = repo_path(raw_path, "path")
+    if not is_indexable_path(path):
+        raise NotFound(f"no memory at {path}")
+    freshness = ensure_fresh(ports.indexer, embed=ports.embed)
+    data = _working_file(ports.git, path)
+    doc = ports.parse(data)
+    _bump(ports.retrieval, path)
+    if session_id:
+        record_session_link(ports, "read", (path,), session_id, prompt_id, turn_uuid)
+    return ReadResult(
+        path=path,
+        title=doc.title,
+        metas=present_metas(doc),
+        entities=tuple(entity.ref for entity in doc.entities),
+        tags=doc.tags,
+        links=tuple(ReadLink(rel=link.rel, href=f"/{link.target}") for link in doc.links),
+        gist=doc.gist,
+        body=doc.body_text,
+        html=article_inner_html(data.decode("utf-8", errors="replace")),
+        archived=is_archived_path(path),
+        warnings=doc.warnings,
+        index_fresh=freshness.index_fresh,
+        index_update_ms=freshness.index_update_ms,
+    )
+
+
+def record_session_link(
+    ports: ReadPorts,
+    kind: LinkKind,
+    paths: tuple[str, ...],
+    session_id: str,
+    prompt_id: str | None,
+    turn_uuid: str | None,
+) -> None:
+    """File one session link per path; a failure is logged, since the read itself succeeded."""
+    at = utc_stamp(ports.clock.now())
+    links = [
+        SessionLink(
+            path=path,
+            session_id=session_id,
+            kind=kind,
+            at=at,
+            prompt_id=prompt_id,
+            turn_uuid=turn_uuid,
+        )
+        for path in paths
+    ]
+    try:
+        ports.recorder.record_session_links(links)
+    except MemhtmlError as error:
+        logger.warning("session links were not recorded (%s)", error)
+
+
+def _working_file(git: GitPort, path: str) -> bytes:
+    try:
+        return git.read_working_file(path)
+    except PathRefused as error:
+        raise InvalidInput("path must be a path inside the repository") from error
+    except GitFailure as error:
+        # The port reports a missing file as a GitFailure; after the safety check above, a
+        # path that cannot be read is, for the caller, a memory that is not there.
+        raise NotFound(f"no memory at {path}") from error
+
+
+def _bump(retrieval: Retrieval, path: str) -> None:
+    try:
+        retrieval.reinforce((path,), Signal.NEUTRAL)
+    except NotFound:
+        # On disk but not in the index (a duplicate the indexer skipped, or an index that could
+        # not be updated): the file is still readable, there is just no row to bump.
+        logger.warning("read %s without a salience bump: it is not in the index", path)
+    except MemhtmlError as error:
+        logger.warning("read %s without a salience bump (%s)", path, error)

@@ -1,0 +1,64 @@
+"""The health probe port: the index-side checks ``doctor`` reports (CLI.md §3.5)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class DanglingLink:
+    """An authored edge whose target is not an indexed memory.
+
+    Attributes:
+        src_path: The file whose head states the edge.
+        rel: The relation.
+        dst_path: The missing target.
+        rewrite_to: An archived memory that was at ``dst_path`` before its archive move
+            (``archive/<YYYY>/<dst_path>``), the smallest path when several were; else None.
+    """
+
+    src_path: str
+    rel: str
+    dst_path: str
+    rewrite_to: str | None
+
+
+@attrs.frozen(kw_only=True)
+class InboxDepths:
+    """Active memories waiting in ``areas/inbox/``: ordinary ones and tasks, counted apart."""
+
+    memories: int
+    tasks: int
+
+
+class HealthProbe(Protocol):
+    """Read-only checks over the index and the state plane."""
+
+    def dangling_links(self) -> tuple[DanglingLink, ...]:
+        """Authored edges (provenance edges excepted) whose target no indexed memory holds.
+
+        Ordered by source, relation, target.
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...
+
+    def orphan_access_rows(self) -> tuple[str, ...]:
+        """Paths the state plane counts that no indexed memory holds, sorted; empty without a
+        state plane.
+
+        Raises:
+            StorageFailure: The index or the plane cannot be read.
+        """
+        ...
+
+    def inbox_depths(self) -> InboxDepths:
+        """How many active memories and tasks lie under ``areas/inbox/``.
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...
