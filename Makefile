@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# Builds a store from examples/demo/corpus.jsonl in a temporary folder and queries it.
+demo: $(STAMP)
+	$(BIN)/python examples/demo/run_demo.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

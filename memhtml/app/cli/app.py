@@ -22,6 +22,7 @@ import click
 
 from memhtml.app.cli import help as help_module
 from memhtml.app.cli import manifest
+from memhtml.app.cli.commands import index, maintenance, retrieval, store, store_reads
 from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
 from memhtml.app.cli.failures import describe_failure
 from memhtml.app.cli.global_options import REPO, ScannedArgs, scan_arguments
@@ -33,7 +34,15 @@ from memhtml.app.cli.stdout import EnvelopeWriter
 Registrar = Callable[[click.Group], None]
 
 # The one command table: parsing, help and the manifest all read the group these fill.
-REGISTRARS: Final[tuple[Registrar, ...]] = (manifest.register, help_module.register)
+REGISTRARS: Final[tuple[Registrar, ...]] = (
+    manifest.register,
+    help_module.register,
+    store.register,
+    store_reads.register,
+    retrieval.register,
+    index.register,
+    maintenance.register,
+)
 
 
 class NoEnvelope(RuntimeError):

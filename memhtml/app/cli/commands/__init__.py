@@ -1,0 +1,7 @@
+"""The ``memhtml`` commands, one module per command group (CLI.md §2).
+
+Each module's ``register(group)`` adds its commands; ``memhtml.app.cli.app.REGISTRARS`` lists
+them. Modules here import click and the framework only at import time: the use cases, the
+composition root and every adapter are imported inside the command bodies, so printing the
+manifest never loads SQLite, git, HTML parsing or a model.
+"""

@@ -1,0 +1,159 @@
+"""Index commands (CLI.md §3.4): ``index rebuild|update|embed|status``, all ``index.report``.
+
+The data carries ``mode`` (the subcommand) first, then the report's fields. A pass that ran
+without some vectors says why on stderr; the report itself stays the contract's shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+import click
+
+from memhtml.app.cli.commands import shaping
+from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.output import CommandResult, emits
+from memhtml.app.cli.progress import Progress
+
+T = TypeVar("T")
+
+logger = logging.getLogger("memhtml")
+
+REPORT_TYPE: Final = "index.report"
+REBUILD_KEYS: Final = (
+    "headSha",
+    "filesIndexed",
+    "chunksIndexed",
+    "edgesIndexed",
+    "embeddingsWritten",
+    "embeddingsPreserved",
+    "skipped",
+)
+UPDATE_KEYS: Final = (
+    "headSha",
+    "unchanged",
+    "added",
+    "modified",
+    "removed",
+    "renamed",
+    "dirty",
+    "embeddingsWritten",
+    "skipped",
+)
+EMBED_KEYS: Final = ("headSha", "chunks", "embeddings", "embeddingsWritten", "embeddingsRemaining")
+STATUS_KEYS: Final = (
+    "headSha",
+    "embedModel",
+    "embedDim",
+    "embedModelMatches",
+    "configuredEmbedModel",
+    "rebuiltAt",
+    "updatedAt",
+    "files",
+    "activeFiles",
+    "chunks",
+    "embeddings",
+    "vectorCoverage",
+    "vectorCoverageFloor",
+    "edges",
+    "derivedEdges",
+    "tags",
+    "entities",
+    "hasState",
+)
+REASON_SEPARATOR: Final = "; "
+
+
+def register(group: click.Group) -> None:
+    """Add the ``index`` group to ``group``."""
+    group.add_command(index)
+
+
+@click.group("index")
+def index() -> None:
+    """Build, update, embed and inspect the rebuildable SQLite index."""
+
+
+def report_data(mode: str, report: object, keys: tuple[str, ...]) -> shaping.Data:
+    """``index.report`` data: ``mode``, the report's ``keys``, skipped files as
+    ``{path, reason}``; a model that stopped mid-pass is logged to stderr."""
+    failure = getattr(report, "model_failure", None)
+    if failure:
+        logger.warning("some chunks were left without vectors: %s", failure)
+    data = {"mode": mode, **shaping.shaped(report, keys)}
+    if "skipped" in data:
+        data["skipped"] = [
+            {"path": skipped.path, "reason": REASON_SEPARATOR.join(skipped.reasons)}
+            for skipped in getattr(report, "skipped", ())
+        ]
+    return data
+
+
+def _with_progress(label: str, work: Callable[[], T]) -> T:
+    # The indexer reports no per-file progress, so the bar is one step: it tells a person at a
+    # terminal that a long pass started and when it ended; in a pipe it draws nothing.
+    with Progress(label, 1) as bar:
+        result = work()
+        bar.advance()
+    return result
+
+
+@index.command("rebuild")
+@click.option(
+    "--embed/--no-embed",
+    default=None,
+    help="Embed chunks (default: unless MEMHTML_EMBED=off).",
+)
+@click.option("--force", is_flag=True, help="Rebuild without vectors even if that drops some.")
+@emits(REPORT_TYPE, examples=("memhtml index rebuild", "memhtml index rebuild --no-embed"))
+def rebuild(embed: bool | None, force: bool) -> CommandResult:
+    """Rebuild the whole index from the committed HEAD, keeping vectors of unchanged chunks."""
+    from memhtml.app.use_cases.index_ops import index_rebuild
+
+    with open_services() as services:
+        report = _with_progress(
+            "rebuilding", lambda: index_rebuild(services, embed=embed, force=force)
+        )
+    return REPORT_TYPE, report_data("rebuild", report, REBUILD_KEYS)
+
+
+@index.command("update")
+@click.option(
+    "--embed/--no-embed",
+    default=None,
+    help="Embed new chunks (default: unless MEMHTML_EMBED=off).",
+)
+@emits(REPORT_TYPE, examples=("memhtml index update",))
+def update(embed: bool | None) -> CommandResult:
+    """Bring the index level with HEAD and the working tree (a full rebuild the first time)."""
+    from memhtml.app.use_cases.index_ops import index_update
+
+    with open_services() as services:
+        report = _with_progress("updating", lambda: index_update(services, embed=embed))
+    return REPORT_TYPE, report_data("update", report, UPDATE_KEYS)
+
+
+@index.command("embed")
+@click.option("--dry-run", is_flag=True, help="Count what is missing; embed nothing.")
+@emits(REPORT_TYPE, examples=("memhtml index embed", "memhtml index embed --dry-run"))
+def embed(dry_run: bool) -> CommandResult:
+    """Embed every chunk that lacks a vector in the configured space."""
+    from memhtml.app.use_cases.index_ops import index_embed
+
+    with open_services() as services:
+        report = _with_progress("embedding", lambda: index_embed(services, dry_run=dry_run))
+    return REPORT_TYPE, report_data("embed", report, EMBED_KEYS)
+
+
+@index.command("status")
+@emits(REPORT_TYPE, examples=("memhtml index status",))
+def status() -> CommandResult:
+    """Show the index's watermark, vector space, coverage and row counts."""
+    from memhtml.app.use_cases.index_ops import index_status
+
+    # Status loads no model: it only compares the configured space with the stored one.
+    with open_services(embedder=False) as services:
+        report = index_status(services)
+    return REPORT_TYPE, report_data("status", report, STATUS_KEYS)

@@ -1,0 +1,86 @@
+"""Maintenance commands (CLI.md §3.5): ``doctor``, ``state export`` and ``state import``."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import click
+
+from memhtml.app.cli.commands import shaping
+from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.output import CommandResult, emits
+
+DOCTOR_KEYS: Final = (
+    "root",
+    "healthy",
+    "dangling",
+    "orphanAccessRows",
+    "inboxDepth",
+    "inboxCrowded",
+    "inboxTaskDepth",
+    "inboxTasksCrowded",
+    "unparseable",
+    "indexFresh",
+    "indexHeadSha",
+    "headSha",
+    "embedModelMatches",
+    "storedEmbedModel",
+    "configuredEmbedModel",
+    "vectorCoverage",
+    "vectorCoverageFloor",
+    "vectorCoverageLow",
+    "chunks",
+    "embeddings",
+    "dirty",
+    "warnings",
+)
+EXPORT_KEYS: Final = ("path", "rows", "bytes", "written", "commitSha")
+IMPORT_KEYS: Final = ("path", "rows", "restored", "skipped", "hasState")
+
+
+def register(group: click.Group) -> None:
+    """Add ``doctor`` and the ``state`` group to ``group``."""
+    group.add_command(doctor)
+    group.add_command(state)
+
+
+@click.command("doctor")
+@emits("doctor.report", examples=("memhtml doctor",))
+def doctor() -> CommandResult:
+    """Check the store: file format, links, inbox depth, index freshness and vector coverage.
+
+    Exits 0 even when the store is unhealthy; read ``healthy`` and the lists.
+    """
+    from memhtml.app.use_cases.doctor import run_doctor
+
+    # Doctor compares spaces and counts vectors; it never embeds, so it never loads a model.
+    with open_services(embedder=False) as services:
+        report = run_doctor(services)
+    return "doctor.report", shaping.shaped(report, DOCTOR_KEYS)
+
+
+@click.group("state")
+def state() -> None:
+    """Persist the state plane (access counts, outcomes) to git and restore it."""
+
+
+@state.command("export")
+@emits("state.export", examples=("memhtml state export",))
+def export() -> CommandResult:
+    """Write the access rows to .memhtml/state/access.jsonl and commit it when it changed."""
+    from memhtml.app.use_cases.state_ops import state_export
+
+    with open_services(embedder=False) as services:
+        result = state_export(services)
+    return "state.export", shaping.shaped(result, EXPORT_KEYS)
+
+
+@state.command("import")
+@emits("state.import", examples=("memhtml state import",))
+def import_() -> CommandResult:
+    """Replay the committed sidecar into state.db, merging with the rows already there."""
+    from memhtml.app.use_cases.state_ops import state_import
+
+    with open_services(embedder=False) as services:
+        result = state_import(services)
+    return "state.import", shaping.shaped(result, IMPORT_KEYS)

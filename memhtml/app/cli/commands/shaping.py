@@ -1,0 +1,237 @@
+"""Result values → the ``data`` of CLI.md's envelopes: camelCase keys, in CLI.md's order.
+
+The use cases return frozen values with snake_case fields; the command line spells the same
+fields in camelCase (``apply`` keeps snake_case, as the original did). Each response type's
+key order is written down here once, as CLI.md lists it, and a value missing one of those
+fields is a bug that fails loudly instead of printing a shorter contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final, cast
+
+import attrs
+
+if TYPE_CHECKING:
+    from attrs import AttrsInstance
+
+Data = dict[str, object]
+
+INIT_KEYS: Final = ("root", "created", "headSha", "wrote")
+WRITTEN_KEYS: Final = (
+    "path",
+    "created",
+    "deduped",
+    "existingPath",
+    "commitSha",
+    "contentHash",
+    "indexed",
+)
+CORRECTED_KEYS: Final = ("path", "archivedPath", "commitSha", "contentHash", "indexed")
+ARCHIVED_KEYS: Final = ("path", "archivePath", "commitSha", "indexed")
+LINKED_KEYS: Final = ("srcPath", "dstPath", "rel", "created", "commitSha", "indexed")
+APPLY_KEYS: Final = ("results", "summary", "commit_sha", "aborted", "indexed")
+APPLY_RESULT_KEYS: Final = (
+    "index",
+    "op",
+    "ok",
+    "path",
+    "deduped",
+    "existing_path",
+    "code",
+    "error",
+    "skipped",
+)
+APPLY_SUMMARY_KEYS: Final = (
+    "total",
+    "written",
+    "deduped",
+    "linked",
+    "archived",
+    "failed",
+    "skipped",
+)
+
+
+class MissingField(LookupError):
+    """A result value lacks a field its response type must carry."""
+
+
+def camel_case(name: str) -> str:
+    """``existing_path`` → ``existingPath``; a name without underscores is unchanged.
+
+    Underscores at either end are kept as they are: they are not word seams.
+    """
+    core = name.strip("_")
+    if not core:
+        return name
+    lead = name[: len(name) - len(name.lstrip("_"))]
+    trail = name[len(name.rstrip("_")) :]
+    first, *rest = core.split("_")
+    return lead + first + "".join(word[:1].upper() + word[1:] for word in rest) + trail
+
+
+def plain(value: object, *, camel: bool = True) -> object:
+    """``value`` as JSON-ready data: attrs values become objects (keys camelCased unless
+    ``camel`` is false, in field order), tuples and frozensets become arrays."""
+    if attrs.has(type(value)):
+        return {
+            (camel_case(name) if camel else name): plain(item, camel=camel)
+            # attrs.has checked it; mypy cannot narrow an object to an attrs instance.
+            for name, item in attrs.asdict(cast("AttrsInstance", value), recurse=False).items()
+        }
+    if isinstance(value, Mapping):
+        return {str(key): plain(item, camel=camel) for key, item in value.items()}
+    if isinstance(value, frozenset):
+        return [plain(item, camel=camel) for item in sorted(value, key=str)]
+    if isinstance(value, list | tuple):
+        return [plain(item, camel=camel) for item in value]
+    return value
+
+
+def ordered(data: Mapping[str, object], keys: tuple[str, ...]) -> Data:
+    """Exactly ``keys`` of ``data``, in that order.
+
+    Raises:
+        MissingField: ``data`` lacks one of ``keys``.
+    """
+    missing = [key for key in keys if key not in data]
+    if missing:
+        raise MissingField(f"result lacks {', '.join(missing)}")
+    return {key: data[key] for key in keys}
+
+
+def shaped(value: object, keys: tuple[str, ...], *, camel: bool = True) -> Data:
+    """An attrs result value as envelope data with exactly ``keys``, in order."""
+    data = plain(value, camel=camel)
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{type(value).__name__} is not an attrs value")
+    return ordered(data, keys)
+
+
+def apply_data(value: object) -> Data:
+    """``batch.applied`` data: snake_case, results and summary in CLI.md's order."""
+    data = shaped(value, APPLY_KEYS, camel=False)
+    results = data["results"]
+    summary = data["summary"]
+    if not isinstance(results, list) or not isinstance(summary, Mapping):
+        raise TypeError("apply result has no results array or summary object")
+    data["results"] = [
+        ordered(item, APPLY_RESULT_KEYS) for item in results if isinstance(item, Mapping)
+    ]
+    data["summary"] = ordered(summary, APPLY_SUMMARY_KEYS)
+    return data
+
+
+FRESHNESS_KEYS: Final = ("indexFresh", "indexUpdateMs")
+HITS_KEYS: Final = (
+    "hits",
+    "degraded",
+    "vectorCoverage",
+    "arms",
+    "entityScope",
+    "scopeEmpty",
+    "archivedMatches",
+    "archived",
+    *FRESHNESS_KEYS,
+)
+HIT_KEYS: Final = (
+    "path",
+    "title",
+    "gist",
+    "memoryType",
+    "score",
+    "confidence",
+    "updatedAt",
+    "snippet",
+    "entities",
+    "supersededBy",
+    "ranks",
+)
+RECALL_KEYS: Final = (
+    "arcs",
+    "memories",
+    "spentChars",
+    "truncated",
+    "degraded",
+    "vectorCoverage",
+    *FRESHNESS_KEYS,
+)
+FOLD_KEYS: Final = ("disclosed", "indexLines", "spentChars", "truncated")
+DETAIL_KEYS: Final = (
+    "path",
+    "title",
+    "metas",
+    "entities",
+    "tags",
+    "links",
+    "gist",
+    "body",
+    "html",
+    "archived",
+    "warnings",
+    *FRESHNESS_KEYS,
+)
+LIST_KEYS: Final = ("files", "nextCursor", *FRESHNESS_KEYS)
+LISTED_KEYS: Final = (
+    "path",
+    "title",
+    "memoryType",
+    "gist",
+    "workspace",
+    "para",
+    "confidence",
+    "importance",
+    "archived",
+    "updatedAt",
+)
+REINFORCED_KEYS: Final = ("bumped", "cooledDown", "signal")
+
+
+def pairs_object(value: object) -> dict[str, object]:
+    """``((name, value), …)`` as one object, in the pairs' order (ranks, metas)."""
+    if not isinstance(value, list | tuple):
+        raise TypeError("expected a sequence of (name, value) pairs")
+    return {str(name): item for name, item in value}
+
+
+def _objects(value: object, keys: tuple[str, ...]) -> list[Data]:
+    if not isinstance(value, list):
+        raise TypeError("expected an array of objects")
+    return [ordered(item, keys) for item in value if isinstance(item, Mapping)]
+
+
+def hits_data(answer: object) -> Data:
+    """``memory.hits`` data; each hit's ``ranks`` becomes ``{"fts": 1, …}``."""
+    data = shaped(answer, HITS_KEYS)
+    hits = _objects(data["hits"], HIT_KEYS)
+    for hit, source in zip(hits, getattr(answer, "hits", ()), strict=True):
+        hit["ranks"] = pairs_object(source.ranks)
+    data["hits"] = hits
+    return data
+
+
+def recall_data(answer: object) -> Data:
+    """``recall.pack`` data: both folds in CLI.md's shape."""
+    data = shaped(answer, RECALL_KEYS)
+    for fold in ("arcs", "memories"):
+        value = data[fold]
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{fold} is not a fold")
+        data[fold] = ordered(value, FOLD_KEYS)
+    return data
+
+
+def detail_data(result: object) -> Data:
+    """``memory.detail`` data; ``metas`` becomes one object of the present metas."""
+    data = shaped(result, DETAIL_KEYS)
+    data["metas"] = pairs_object(getattr(result, "metas", ()))
+    return data
+
+
+def list_data(result: object) -> Data:
+    """``memory.list`` data: one page and the next cursor."""
+    data = shaped(result, LIST_KEYS)
+    data["files"] = _objects(data["files"], LISTED_KEYS)
+    return data

@@ -1,0 +1,283 @@
+"""Store lifecycle commands (CLI.md §3.2): init, write, correct, archive, link, apply.
+
+Every body opens the store through ``opening.open_services``, hands a request to its use case
+and returns the shaped result; the use cases decide, commit and re-index.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Final
+
+import click
+
+from memhtml.app.cli.commands import shaping
+from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.config_root import repo_root
+from memhtml.app.cli.output import CommandResult, emits
+from memhtml.domain.errors import InvalidInput
+from memhtml.domain.vocabulary import WRITABLE_TYPES
+
+STDIN_NAME: Final = "-"
+
+ISO_HELP: Final = "ISO date or date-time, e.g. 2026-08-30 or 2026-08-30T14:05:00Z."
+
+
+def register(group: click.Group) -> None:
+    """Add the store commands to ``group``."""
+    for command in (init, write, correct, archive, link, apply):
+        group.add_command(command)
+
+
+@click.command("init")
+@emits("repo.init", examples=("memhtml init --repo ~/memhtml",))
+def init() -> CommandResult:
+    """Create the memory repository, its folders and databases; re-running changes nothing."""
+    from memhtml.app.bootstrap import Services, read_settings
+    from memhtml.app.repo_config import ensure_merge_ours_driver
+    from memhtml.app.use_cases.init import init_store
+
+    root = repo_root(initialized=False)
+    settings = read_settings(root, os.environ)
+    existed = settings.index_path.exists() and settings.state_path.exists()
+    # Opening the services creates and migrates both databases; init_store only needs to be
+    # told whether that made anything new.
+    with Services(settings, embedder=False) as services:
+        result = init_store(
+            root=root,
+            git=services.git,
+            writer=services.writer,
+            configure_repo=lambda: ensure_merge_ours_driver(root),
+            create_databases=lambda: not existed,
+        )
+    return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
+
+
+def _article(claim: str | None, article_html: str | None) -> None:
+    if (claim is None) == (article_html is None):
+        raise InvalidInput("give exactly one of --claim and --article-html")
+
+
+@click.command("write")
+@click.option("--title", required=True, help="The memory's <title>; also its file name's slug.")
+@click.option(
+    "--type",
+    "memory_type",
+    required=True,
+    type=click.Choice(WRITABLE_TYPES),
+    help="The memory type (arc is written by sleep only).",
+)
+@click.option("--claim", help="The one sentence the memory asserts (its <mark>).")
+@click.option("--article-html", help="The article's inner HTML instead of --claim.")
+@click.option("--body", multiple=True, help="A paragraph after the claim; repeatable.")
+@click.option("--path", help="An explicit repo path; an unusable one is ignored.")
+@click.option("--strict-path", is_flag=True, help="Refuse an unusable --path instead.")
+@click.option("--workspace", help="Place under projects/<workspace>/.")
+@click.option("--tag", multiple=True, help="A tag; repeatable.")
+@click.option("--entity", multiple=True, help="An entity as type:name; repeatable.")
+@click.option("--importance", type=click.IntRange(1, 10), help="1–10; readers default to 5.")
+@click.option("--confidence", type=click.FloatRange(0, 1), help="0–1; readers default to 1.")
+@click.option("--event-at", help=f"When the fact happened. {ISO_HELP}")
+@click.option("--valid-from", help=f"When the fact starts to hold. {ISO_HELP}")
+@click.option("--session-id", help="Session that wrote it (meta and commit trailer).")
+@click.option("--prompt-id", help="Prompt that wrote it (meta and commit trailer).")
+@click.option("--turn-uuid", help="Conversation turn that wrote it (meta).")
+@emits(
+    "memory.written",
+    examples=(
+        'memhtml write --title "Invoice export runs at 03:30 UTC" --type procedural '
+        '--claim "The invoice export job starts at 03:30 UTC every night." --tag billing',
+    ),
+)
+def write(
+    title: str,
+    memory_type: str,
+    claim: str | None,
+    article_html: str | None,
+    body: tuple[str, ...],
+    path: str | None,
+    strict_path: bool,
+    workspace: str | None,
+    tag: tuple[str, ...],
+    entity: tuple[str, ...],
+    importance: int | None,
+    confidence: float | None,
+    event_at: str | None,
+    valid_from: str | None,
+    session_id: str | None,
+    prompt_id: str | None,
+    turn_uuid: str | None,
+) -> CommandResult:
+    """Write one memory as one commit, or report the active memory that already holds it."""
+    from memhtml.app.use_cases.write import write_memory
+    from memhtml.app.write_requests import WriteRequest, checked
+
+    _article(claim, article_html)
+    request = checked(
+        WriteRequest(
+            title=title,
+            memory_type=memory_type,
+            claim=claim,
+            body=body,
+            article_html=article_html,
+            path=path,
+            strict_path=strict_path,
+            workspace=workspace,
+            tags=tag,
+            entities=entity,
+            importance=importance,
+            confidence=confidence,
+            event_at=event_at,
+            valid_from=valid_from,
+            session_id=session_id,
+            prompt_id=prompt_id,
+            turn_uuid=turn_uuid,
+        )
+    )
+    with open_services() as services:
+        result = write_memory(services.write_deps(), request)
+    return "memory.written", shaping.shaped(result, shaping.WRITTEN_KEYS)
+
+
+@click.command("correct")
+@click.argument("target", help="The memory to replace.")
+@click.option("--title", required=True, help="The replacement's title.")
+@click.option("--claim", help="The replacement's claim.")
+@click.option("--article-html", help="The replacement's article HTML instead of --claim.")
+@click.option("--body", multiple=True, help="A paragraph after the claim; repeatable.")
+@click.option(
+    "--type", "memory_type", type=click.Choice(WRITABLE_TYPES), help="Default: the target's."
+)
+@click.option("--reason", help="Why; recorded in the commit message.")
+@click.option("--event-at", help=f"When the new fact happened. {ISO_HELP}")
+@click.option("--valid-from", help=f"When the new fact starts to hold. {ISO_HELP}")
+@click.option("--session-id", help="Session that made the correction.")
+@click.option("--tag", multiple=True, help="Tags of the replacement; default: the target's.")
+@click.option("--entity", multiple=True, help="Entities (type:name); default: the target's.")
+@click.option("--workspace", help="Workspace of the replacement; default: the target's.")
+@emits(
+    "memory.corrected",
+    examples=(
+        "memhtml correct resources/billing/invoice-export-runs-at-03-30-utc.html "
+        '--title "Invoice export runs at 04:00 UTC" '
+        '--claim "The invoice export job starts at 04:00 UTC every night." --reason "moved"',
+    ),
+)
+def correct(
+    target: str,
+    title: str,
+    claim: str | None,
+    article_html: str | None,
+    body: tuple[str, ...],
+    memory_type: str | None,
+    reason: str | None,
+    event_at: str | None,
+    valid_from: str | None,
+    session_id: str | None,
+    tag: tuple[str, ...],
+    entity: tuple[str, ...],
+    workspace: str | None,
+) -> CommandResult:
+    """Archive a memory and write its replacement, linked both ways, in one commit."""
+    from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
+
+    _article(claim, article_html)
+    request = CorrectRequest(
+        title=title,
+        claim=claim,
+        body=body,
+        article_html=article_html,
+        memory_type=memory_type,
+        # An empty repeatable flag means "not given": the target's own values then apply.
+        tags=tag or None,
+        entities=entity or None,
+        workspace=workspace,
+        reason=reason,
+        event_at=event_at,
+        valid_from=valid_from,
+        session_id=session_id,
+    )
+    with open_services() as services:
+        result = correct_memory(services.write_deps(), target, request)
+    return "memory.corrected", shaping.shaped(result, shaping.CORRECTED_KEYS)
+
+
+@click.command("archive")
+@click.argument("path", help="The memory to archive.")
+@click.option("--reason", required=True, help="Why it is archived; goes into the commit subject.")
+@emits(
+    "memory.archived",
+    examples=('memhtml archive areas/inbox/old-fact.html --reason "no longer true"',),
+)
+def archive(path: str, reason: str) -> CommandResult:
+    """Move a memory to archive/<YYYY>/ and stamp it archived, as one commit."""
+    from memhtml.app.use_cases.archive import archive_memory
+
+    with open_services() as services:
+        result = archive_memory(services.write_deps(), path, reason)
+    return "memory.archived", shaping.shaped(result, shaping.ARCHIVED_KEYS)
+
+
+@click.command("link")
+@click.argument("src", help="The memory the edge starts at.")
+@click.argument("rel", help="The relation (a memory relation, or blocks/subtask_of for tasks).")
+@click.argument("dst", help="The memory the edge points to.")
+@emits(
+    "memory.linked",
+    examples=("memhtml link resources/billing/a.html caused_by resources/billing/b.html",),
+)
+def link(src: str, rel: str, dst: str) -> CommandResult:
+    """Add one edge to the source's head; an existing edge changes nothing."""
+    from memhtml.app.use_cases.link import link_memories
+
+    with open_services() as services:
+        result = link_memories(services.write_deps(), src, rel, dst)
+    return "memory.linked", shaping.shaped(result, shaping.LINKED_KEYS)
+
+
+def _batch_lines(file: str | None, source: str | None) -> list[str]:
+    """The batch's lines from ``--file``, from ``-`` or from stdin when nothing is named."""
+    if source is not None and source != STDIN_NAME:
+        raise InvalidInput(f"unexpected argument {source!r}; name a file with --file PATH")
+    if file is not None and file != STDIN_NAME:
+        if source == STDIN_NAME:
+            raise InvalidInput("read the batch from --file or from stdin, not both")
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise InvalidInput(f"cannot read --file {file}: {type(e).__name__}") from e
+        return text.splitlines()
+    return sys.stdin.read().splitlines()
+
+
+@click.command("apply")
+@click.argument("source", required=False, help="`-` reads the batch from stdin (the default).")
+@click.option("--file", "file", help="JSONL batch file; `-` is stdin.")
+@click.option("--continue-on-error", is_flag=True, help="Commit the ops that succeed.")
+@click.option("--session-id", help="Batch default for ops that name no session.")
+@click.option("--prompt-id", help="Batch default for ops that name no prompt.")
+@click.option("--turn-uuid", help="Batch default for ops that name no turn.")
+@emits("batch.applied", examples=("memhtml apply --file ops.jsonl", "memhtml apply - < ops.jsonl"))
+def apply(
+    source: str | None,
+    file: str | None,
+    continue_on_error: bool,
+    session_id: str | None,
+    prompt_id: str | None,
+    turn_uuid: str | None,
+) -> CommandResult:
+    """Run a JSONL batch of write, link and archive ops as one commit (atomic by default)."""
+    from memhtml.app.apply_ops import SessionDefaults, parse_apply_lines
+    from memhtml.app.use_cases.apply import apply_batch
+
+    defaults = SessionDefaults(session_id=session_id, prompt_id=prompt_id, turn_uuid=turn_uuid)
+    # Root checked before stdin is read: a wrong --repo must not swallow a piped batch first.
+    repo_root()
+    ops = parse_apply_lines(_batch_lines(file, source), defaults)
+    with open_services() as services:
+        result = apply_batch(
+            services.write_deps(), ops, continue_on_error=continue_on_error, defaults=defaults
+        )
+    return "batch.applied", shaping.apply_data(result)

@@ -1,0 +1,103 @@
+"""The store commands that read or only touch the state plane: read, list, reinforce.
+
+Split from ``store.py`` (the committing commands) to keep each module about one thing; both
+are part of CLI.md's "store" group.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import click
+
+from memhtml.app.cli.commands import shaping
+from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets, scope_options
+from memhtml.app.cli.output import CommandResult, emits
+from memhtml.domain.reinforce import Signal
+from memhtml.domain.vocabulary import PARA_BUCKETS
+
+DEFAULT_LIST_LIMIT: Final = 50
+MAX_LIST_LIMIT: Final = 500
+SIGNALS: Final = tuple(signal.value for signal in Signal)
+
+
+def register(group: click.Group) -> None:
+    """Add read, list and reinforce to ``group``."""
+    for command in (read, list_command, reinforce):
+        group.add_command(command)
+
+
+@click.command("read")
+@click.argument("path", help="The memory's repo path (a leading / is allowed).")
+@click.option("--session-id", help="Session reading it (files a session link).")
+@emits("memory.detail", examples=("memhtml read resources/billing/invoice-export.html",))
+def read(path: str, session_id: str | None) -> CommandResult:
+    """Show one memory's fields and article; archived paths are allowed. Bumps its salience."""
+    from memhtml.app.use_cases.read import read_memory
+
+    with open_services() as services:
+        result = read_memory(services, path, session_id=session_id)
+    return "memory.detail", shaping.detail_data(result)
+
+
+@click.command("list")
+@scope_options(as_of=False)
+@click.option("--para", type=click.Choice(PARA_BUCKETS), help="Only this PARA bucket.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, MAX_LIST_LIMIT),
+    default=DEFAULT_LIST_LIMIT,
+    show_default=True,
+    help="Page size.",
+)
+@click.option("--cursor", help="nextCursor of the previous page.")
+@emits("memory.list", examples=("memhtml list --tag billing", "memhtml list --para archive"))
+def list_command(
+    memory_types: tuple[str, ...],
+    workspace: str | None,
+    tags: tuple[str, ...],
+    entity: str | None,
+    facets: tuple[str, ...],
+    include_archived: bool,
+    para: str | None,
+    limit: int,
+    cursor: str | None,
+) -> CommandResult:
+    """List memories by path, a page at a time; no ranking and no salience bump."""
+    from memhtml.app.use_cases.listing import ListRequest, list_memories
+
+    request = ListRequest(
+        memory_types=memory_types,
+        workspace=workspace,
+        tags=tags,
+        entity=checked_entity(entity),
+        facets=checked_facets(facets),
+        para=para,
+        include_archived=include_archived,
+        limit=limit,
+        cursor=cursor,
+    )
+    with open_services() as services:
+        result = list_memories(services, request)
+    return "memory.list", shaping.list_data(result)
+
+
+@click.command("reinforce")
+@click.argument("paths", nargs=-1, required=True, help="Memories that proved useful (or not).")
+@click.option(
+    "--signal",
+    type=click.Choice(SIGNALS),
+    default="neutral",
+    show_default=True,
+    help="Non-neutral signals also move the outcome score.",
+)
+@click.option("--session-id", help="Session giving the signal (files a session link).")
+@emits("memory.reinforced", examples=("memhtml reinforce areas/inbox/x.html --signal positive",))
+def reinforce(paths: tuple[str, ...], signal: str, session_id: str | None) -> CommandResult:
+    """Bump memories' access counts (900 s cooldown per path); no commit."""
+    from memhtml.app.use_cases.retrieval_ops import reinforce_paths
+
+    with open_services() as services:
+        answer = reinforce_paths(services, paths, signal, session_id=session_id)
+    return "memory.reinforced", shaping.shaped(answer, shaping.REINFORCED_KEYS)
