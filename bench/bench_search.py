@@ -1,0 +1,283 @@
+"""Search and recall latency (issue 5): warm, in-process, over generated corpora.
+
+Memories are written straight into a file-backed index as rows: one chunk each, a 384-dim vector
+from the hashing embedder, a fifth of them with an access row, a tenth archived, a twentieth
+tasks, projects over 20 workspaces. Query vectors are precomputed, so embedding time is not
+measured. Each (size, mode, operation) runs the query set ``--repeats`` times after a warm-up;
+the table reports the median of the per-run p50 and p95 with the spread across runs.
+
+A second table splits an all-arms search at each size into its parts, to show where the time
+goes: the fused statement, the vector arm alone, the lexical fold alone, and polarity + MMR.
+
+Run: ``.venv/bin/python -m bench.bench_search [--sizes 1000,10000,50000] [--queries 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Final
+
+import sqlite_vec
+
+from bench.machine import machine_line, percentile_ms
+from memhtml.adapters.hashing.embedder import HashingEmbedder
+from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
+from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
+from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
+from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.adapters.sqlite.vectors import pack_f32
+from memhtml.adapters.system.clock import FixedClock
+from memhtml.domain.fusion import RANK_ARMS, ArmSpec
+from memhtml.domain.mmr import mmr_select
+from memhtml.domain.polarity import PolarityCandidate, polarity_scored
+from memhtml.ports.embedder import Vector
+from memhtml.ports.retrieval import RankingOptions, RecallRequest, SearchRequest
+
+DIM: Final = 384
+EMBEDDER: Final = HashingEmbedder(dim=DIM)
+MODEL: Final = EMBEDDER.watermark
+VOCABULARY: Final = 3000
+WORDS_PER_MEMORY: Final = 24
+WORKSPACES: Final = 20
+NOW: Final = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+STAMP: Final = "2026-11-01T00:00:00Z"
+
+
+def vocabulary(rng: random.Random) -> list[str]:
+    """Pronounceable pseudo-words; drawn with Zipf weights so a few are common."""
+    consonants, vowels = "bcdfghklmnprstvz", "aeiou"
+    words: set[str] = set()
+    while len(words) < VOCABULARY:
+        size = rng.randint(2, 4)
+        words.add("".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(size)))
+    return sorted(words)
+
+
+def memory_writes(index: int, words: Sequence[str], rng: random.Random) -> list[Write]:
+    """The rows of one memory: files, its one chunk and vector, maybe an access row."""
+    text = " ".join(rng.choices(words, weights=ZIPF, k=WORDS_PER_MEMORY))
+    para = rng.choices(("projects", "areas", "resources", "archive"), (4, 3, 2, 1))[0]
+    workspace = f"ws-{rng.randrange(WORKSPACES):02d}" if para == "projects" else None
+    path = f"{para}/{workspace or 'x'}/m{index:06d}.html"
+    kind = "task" if index % 20 == 7 else "semantic"
+    day = (NOW - dt.timedelta(days=rng.randrange(730))).strftime("%Y-%m-%dT%H:%M:%SZ")
+    values: dict[str, SqlValue] = dict.fromkeys(FILE_COLUMNS)
+    values.update(
+        path=path,
+        blob_sha=f"{index:040x}",
+        content_hash=f"sha256:{index:064x}",
+        memory_type=kind,
+        title=" ".join(text.split()[:4]),
+        body_text=text,
+        gist=" ".join(text.split()[:8]),
+        fts_text=text,
+        disclosure_text=" ".join(text.split()[:8]) + ".",
+        para=para,
+        workspace=workspace,
+        confidence=1.0,
+        importance=5,
+        archived=int(para == "archive"),
+        word_count=WORDS_PER_MEMORY,
+        created_at=day,
+        updated_at=day,
+        event_at=day if rng.random() < 0.3 else None,
+        reprieves=0,
+        needs_revision=0,
+        author="agent",
+        indexed_at=STAMP,
+        task_status="todo" if kind == "task" else None,
+    )
+    chunk_id = f"{index:064x}"
+    writes: list[Write] = [
+        (INSERT_FILE, tuple(values[c] for c in FILE_COLUMNS)),
+        (
+            "INSERT INTO chunks VALUES (?, ?, ?, 0, ?, ?)",
+            (chunk_id, path, values["content_hash"], text, len(text)),
+        ),
+        (
+            "INSERT INTO embeddings VALUES (?, ?, ?, ?, ?)",
+            (chunk_id, MODEL, DIM, pack_f32(EMBEDDER.embed_query(text)), STAMP),
+        ),
+    ]
+    if rng.random() < 0.2:
+        writes.append(
+            (
+                "INSERT INTO state.access (path, access_count, outcome_score, last_accessed_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?)",
+                (path, rng.randint(1, 30), rng.choice((-1.0, 0.0, 0.3, 1.0)), day, day),
+            )
+        )
+    return writes
+
+
+INSERT_FILE: Final = (
+    f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) VALUES ({', '.join('?' for _ in FILE_COLUMNS)})"
+)
+ZIPF: Final = [1.0 / (rank + 1) for rank in range(VOCABULARY)]
+
+
+def build(directory: Path, size: int, words: Sequence[str]) -> Database:
+    """A file-backed index and state plane holding ``size`` generated memories."""
+    db = Database.open(directory / "index.db", state_path=directory / "state.db")
+    rng = random.Random(size)
+    pending: list[Write] = []
+    for index in range(size):
+        pending.extend(memory_writes(index, words, rng))
+        if len(pending) >= WRITE_BATCH_SIZE:
+            db.write_all(pending)
+            pending = []
+    db.write_all(pending)
+    db.run("ANALYZE")
+    return db
+
+
+class PrecomputedEmbedder:
+    """Answers query vectors from a table, so embedding time stays out of the timings."""
+
+    watermark = MODEL
+
+    def __init__(self, vectors: dict[str, Vector]) -> None:
+        self._vectors = vectors
+
+    def embed_query(self, text: str) -> Vector:
+        """The vector computed for ``text`` before the clock started."""
+        return self._vectors[text]
+
+
+def queries(words: Sequence[str], count: int) -> list[str]:
+    """Two to four mid-frequency words: common enough to match, rare enough to discriminate."""
+    rng = random.Random(7)
+    band = words[20:600]
+    return [" ".join(rng.sample(band, rng.randint(2, 4))) for _ in range(count)]
+
+
+def runs(action: Callable[[str], object], texts: Sequence[str], repeats: int) -> list[list[float]]:
+    """Seconds per query, one list per run, after one warm-up pass."""
+    for text in texts[:3]:
+        action(text)
+    samples = []
+    for _ in range(repeats):
+        run = []
+        for text in texts:
+            started = time.perf_counter()
+            action(text)
+            run.append(time.perf_counter() - started)
+        samples.append(run)
+    return samples
+
+
+def summary(samples: list[list[float]], pct: float) -> str:
+    """Median across runs of a per-run percentile, with the runs' min–max."""
+    values = [percentile_ms(run, pct) for run in samples]
+    return f"{statistics.median(values):.1f} [{min(values):.1f}–{max(values):.1f}]"
+
+
+def arms_named(*names: str) -> tuple[ArmSpec, ...]:
+    """The registry entries called ``names``, in registry order."""
+    return tuple(arm for arm in RANK_ARMS if arm.name in names)
+
+
+def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[str, str]]:
+    """Median p50 of the parts of an all-arms search."""
+    scope = assemble_scope()
+    vectors = {t: pack_f32(EMBEDDER.embed_query(t)) for t in texts}
+
+    def fused(arms: tuple[ArmSpec, ...]) -> Callable[[str], object]:
+        plan = FusionPlan(arms=arms, embed_model=MODEL, now=STAMP)
+        return lambda t: run_fusion(
+            db, plan, scope, match=" OR ".join(t.split()), vector=vectors[t], limit=30
+        )
+
+    candidates = [
+        PolarityCandidate(path=str(i), gist="x merges", vector=EMBEDDER.embed_query(f"c {i}"))
+        for i in range(30)
+    ]
+    parts = {
+        "fused statement, all arms (30 candidates)": fused(arms_named(*ARM_NAMES)),
+        "vector arm alone": fused(arms_named("vector")),
+        "fts + recency + salience fold": fused(arms_named("fts", "recency", "salience")),
+        "polarity + MMR over 30 candidates (384 dims)": lambda t: mmr_select(
+            polarity_scored(candidates, t), limit=10
+        ),
+    }
+    return [(name, summary(runs(action, texts, repeats), 50)) for name, action in parts.items()]
+
+
+ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS)
+GATED: Final = RankingOptions(gate_priors=True)
+
+
+def searcher(retrieval: SqliteRetrieval, options: RankingOptions) -> Callable[[str], object]:
+    """One search per query text with the mode's switches."""
+    return lambda text: retrieval.search(SearchRequest(query=text, options=options))
+
+
+def recaller(retrieval: SqliteRetrieval, options: RankingOptions) -> Callable[[str], object]:
+    """One recall per query text with the mode's switches."""
+    return lambda text: retrieval.recall(RecallRequest(query=text, options=options))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Build each corpus, time search and recall in both modes, print the markdown tables."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--queries", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    words = vocabulary(random.Random(1))
+    texts = queries(words, args.queries)
+    precomputed = PrecomputedEmbedder({t: EMBEDDER.embed_query(t) for t in texts})
+    clock = FixedClock(NOW)
+    rows: list[str] = []
+    parts: list[str] = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as directory:
+            started = time.perf_counter()
+            db = build(Path(directory), size, words)
+            built_s = time.perf_counter() - started
+            # The configured space without an embedder (MEMHTML_EMBED=off, or a provider down):
+            # no vector arm, but polarity and MMR still read the stored vectors.
+            lexical = SqliteRetrieval(db, clock=clock, embed_model=MODEL)
+            hybrid = SqliteRetrieval(db, clock=clock, embedder=precomputed)
+            modes = {
+                "lexical (fts, recency, salience)": (lexical, RankingOptions()),
+                "lexical, priors gated": (lexical, GATED),
+                "all arms": (hybrid, RankingOptions()),
+                "all arms, priors gated": (hybrid, GATED),
+            }
+            for mode, (retrieval, options) in modes.items():
+                operations = {
+                    "search": searcher(retrieval, options),
+                    "recall": recaller(retrieval, options),
+                }
+                for operation, action in operations.items():
+                    samples = runs(action, texts, args.repeats)
+                    rows.append(
+                        f"| {size:,} | {mode} | {operation} | {summary(samples, 50)} "
+                        f"| {summary(samples, 95)} |"
+                    )
+            parts += [f"| {size:,} | {name} | {p50} |" for name, p50 in breakdown(db, texts, 3)]
+            db.close()
+            print(f"built {size:,} memories in {built_s:.1f} s", flush=True)
+    version = sqlite_vec.__version__ if hasattr(sqlite_vec, "__version__") else "?"
+    print(f"\n`{machine_line()} · sqlite-vec {version}`\n")
+    print(
+        f"{args.queries} queries × {args.repeats} runs per row; ms as median of the runs "
+        "[min–max].\n"
+    )
+    print("| memories | mode | operation | p50 ms | p95 ms |\n|---:|---|---|---:|---:|")
+    print("\n".join(rows))
+    print("\n| memories | part of an all-arms search | p50 ms |\n|---:|---|---:|")
+    print("\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
