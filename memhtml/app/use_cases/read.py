@@ -63,8 +63,8 @@ class ReadPorts:
 
 
 def read_ports(services: Services) -> ReadPorts:
-    """The read-side collaborators of an open store."""
-    from memhtml.adapters.html import parse_memory
+    """The read-side collaborators of an open store (html5lib loads only if a file is parsed)."""
+    from memhtml.app.bootstrap import parse_memory_lazily
 
     return ReadPorts(
         git=services.git,
@@ -72,7 +72,7 @@ def read_ports(services: Services) -> ReadPorts:
         retrieval=services.retrieval,
         recorder=services.recorder,
         clock=services.clock,
-        parse=parse_memory,
+        parse=parse_memory_lazily,
         embed=services.embeds,
     )
 
