@@ -96,8 +96,8 @@ class BackfillReport:
     """What ``index embed`` answers: the work done and the gap that is left.
 
     Attributes:
-        head_sha: The recorded watermark; ``None`` before the first rebuild or while an
-            interrupted rebuild's window is open.
+        head_sha: The recorded watermark (git's empty-tree id after indexing an unborn HEAD);
+            ``None`` before the first rebuild or while an interrupted rebuild's window is open.
         chunks: Every chunk in the index.
         embeddings: Chunks with a vector in the configured space, after the pass.
         embeddings_written: Vectors this pass wrote.

@@ -20,6 +20,8 @@ from memhtml.adapters.html import parse_memory, render_memory
 from memhtml.adapters.sqlite.connection import Database, Row
 from memhtml.adapters.sqlite.index_state import EMPTY_TREE_SHA
 from memhtml.adapters.sqlite.indexer import SqliteIndexer
+from memhtml.adapters.sqlite.projection import DELETE_AUTHORED_EDGES_SQL, project_file
+from memhtml.adapters.sqlite.update_pass import removal_writes, rename_writes
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import Link, RenderInputs
@@ -325,3 +327,25 @@ def test_fts_finds_rebuilt_files(store: Store) -> None:
         for term in ("bucket", "refill", "quokka")
     ]
     assert [[(A,)], [(A,)], [(B,)]] == hits
+
+
+def test_per_file_statements_search_by_key_never_scan(store: Store) -> None:
+    """Every per-file statement finds its rows through an index on the path or key.
+
+    A scan here is invisible in small tests and makes a 10,000-file rebuild quadratic, as
+    `derived = 0` once did by steering the authored-edge delete onto edges_derived.
+    """
+    store.commit({A: memory_bytes("Alpha holds.", links=[("supports", B)], tags=["t"])})
+    store.indexer().rebuild(embed=False)
+    doc = parse_memory(memory_bytes("Alpha holds.", links=[("supports", B)], tags=["t"]))
+    statements = [
+        *project_file(path=A, blob_sha="0" * 40, doc=doc, indexed_at="n").writes,
+        *removal_writes(A),
+        *rename_writes(A, B, with_state=True),
+    ]
+    plans = {
+        sql: " | ".join(str(row[3]) for row in store.all(f"EXPLAIN QUERY PLAN {sql}", params))
+        for sql, params in statements
+    }
+    scans = {sql: plan for sql, plan in plans.items() if "SCAN" in plan}
+    assert ({}, "edges_src") == (scans, plans[DELETE_AUTHORED_EDGES_SQL].split("INDEX ")[1][:9])

@@ -51,6 +51,11 @@ plans = st.tuples(
 )
 
 
+def sources(plan: UpdatePlan) -> dict[str, str]:
+    """Every projected path and where its bytes come from."""
+    return {**dict.fromkeys(plan.from_head, FROM_HEAD), **dict.fromkeys(plan.from_work, FROM_WORK)}
+
+
 def test_nothing_to_do_is_an_empty_plan() -> None:
     """No change and no dirty path plans nothing."""
     assert UpdatePlan() == plan_update((), (), ())
@@ -60,14 +65,14 @@ def test_committed_rename_moves_the_row_and_reprojects_the_target() -> None:
     """An archive move is one rename: source removed, target projected from HEAD."""
     plan = plan_update([DiffEntry(status="R", path=ARCHIVED_A, from_path=A)], ())
     expected = (((A, ARCHIVED_A),), (A,), {ARCHIVED_A: FROM_HEAD}, frozenset({ARCHIVED_A}), 1)
-    actual = (plan.renames, plan.removals, plan.sources, plan.rename_targets, plan.renamed)
+    actual = (plan.renames, plan.removals, sources(plan), plan.rename_targets, plan.renamed)
     assert expected == actual
 
 
 def test_working_tree_wins_over_the_commit() -> None:
     """A path changed in a commit and again on disk ends at its working-tree bytes."""
     plan = plan_update([DiffEntry(status="M", path=A)], [StatusEntry(path=A)])
-    assert ({A: FROM_WORK}, 1, 1) == (plan.sources, plan.modified, plan.dirty)
+    assert ({A: FROM_WORK}, 1, 1) == (sources(plan), plan.modified, plan.dirty)
 
 
 def test_chained_renames_carry_one_row() -> None:
@@ -78,26 +83,26 @@ def test_chained_renames_carry_one_row() -> None:
     assert (((A, B), (B, C)), (A, B), {C: FROM_WORK}) == (
         plan.renames,
         plan.removals,
-        plan.sources,
+        sources(plan),
     )
 
 
 def test_recreated_rename_source_is_not_moved() -> None:
     """A `git mv a b` whose source was written again keeps a's row; b is projected anew."""
     plan = plan_update((), [StatusEntry(path=A), StatusEntry(path=B, from_path=A)])
-    assert ((), {A: FROM_WORK, B: FROM_WORK}) == (plan.renames, plan.sources)
+    assert ((), {A: FROM_WORK, B: FROM_WORK}) == (plan.renames, sources(plan))
 
 
 def test_previously_dirty_path_is_read_again_from_head() -> None:
     """A path dirty last time and clean now (a reverted edit) is re-read from HEAD."""
     plan = plan_update((), (), {A, "README.md"})
-    assert ({A: FROM_HEAD}, frozenset()) == (plan.sources, plan.dirty_after)
+    assert ({A: FROM_HEAD}, frozenset()) == (sources(plan), plan.dirty_after)
 
 
 def test_committed_rename_of_a_once_dirty_file_still_moves_the_row() -> None:
     """The commit of a staged move (dirty last time) keeps the rename, so vectors survive."""
     plan = plan_update([DiffEntry(status="R", path=B, from_path=A)], (), {A, B})
-    assert (((A, B),), (A,), {B: FROM_HEAD}) == (plan.renames, plan.removals, plan.sources)
+    assert (((A, B),), (A,), {B: FROM_HEAD}) == (plan.renames, plan.removals, sources(plan))
 
 
 @given(plans)
@@ -111,7 +116,7 @@ def test_every_planned_path_is_indexable(
     named = {
         *(p for pair in plan.renames for p in pair),
         *plan.removals,
-        *plan.sources,
+        *sources(plan),
         *plan.dirty_after,
     }
     assert set() == {p for p in named if not is_indexable_path(p)}
@@ -134,7 +139,7 @@ def test_each_touched_path_ends_in_exactly_one_state(
         )
         if p is not None and is_indexable_path(p)
     }
-    removals, projected = set(plan.removals), set(plan.sources)
+    removals, projected = set(plan.removals), set(sources(plan))
     assert (named, set()) == (removals | projected, removals & projected)
 
 
@@ -148,7 +153,7 @@ def test_working_tree_entries_decide_their_paths(
     expected = {
         e.path: (None if e.deleted else FROM_WORK) for e in case[1] if is_indexable_path(e.path)
     }
-    actual = {p: plan.sources.get(p) for p in expected}
+    actual = {p: sources(plan).get(p) for p in expected}
     assert expected == actual
 
 
@@ -164,9 +169,9 @@ def test_renames_only_leave_sources_that_are_gone(
     bad = [
         (s, t)
         for s, t in plan.renames
-        if s not in plan.removals or (t not in plan.sources and t not in later_sources)
+        if s not in plan.removals or (t not in sources(plan) and t not in later_sources)
     ]
-    assert ([], True) == (bad, plan.rename_targets <= set(plan.sources))
+    assert ([], True) == (bad, plan.rename_targets <= set(sources(plan)))
 
 
 @given(plans)

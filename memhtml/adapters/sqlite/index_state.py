@@ -91,7 +91,6 @@ def begin_rebuild_writes(*, embed_model: str, embed_dim: int, now: str) -> tuple
             "rebuilt_at = excluded.rebuilt_at, updated_at = excluded.updated_at",
             (INDEX_STATE_ID, embed_model, embed_dim, now, now),
         ),
-        dirty_paths_write(()),
     )
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
 import attrs
@@ -26,9 +28,17 @@ PARSE_ERROR: Final = "parse-error"
 # Batches per worker: enough that one slow batch does not leave the other core idle at the end,
 # few enough that pickling overhead stays small.
 BATCHES_PER_WORKER: Final = 4
-# "fork" starts a worker in milliseconds with html5lib already imported; "spawn" and
-# "forkserver" re-import it in every worker, which costs more than a 1,000-file tree saves.
+# "fork" starts a worker in milliseconds with html5lib already imported; "forkserver" and
+# "spawn" re-import it and the main module per worker (measured: +0.45 s on 100 files, and a
+# 1,000-file tree parsed in 1.80 s against 1.28 s with fork). Where fork is not the safe
+# default (macOS, Windows), parsing stays serial rather than pay that or risk a fork there.
 POOL_START_METHOD: Final = "fork"
+POOL_PLATFORM: Final = "linux"
+# Measured on 2 idle cores (bench/bench_index.py, BENCHMARKS.md): the fork pool parses 100
+# files in 0.15 s against 0.24 s serially and 1,000 in 1.28 s against 2.14 s; it breaks even
+# near 20 files, and loses under heavy contention from other processes. 200 keeps a margin.
+DEFAULT_WORKERS: Final = 2
+DEFAULT_POOL_MIN_FILES: Final = 200
 
 
 @attrs.frozen(kw_only=True)
@@ -55,12 +65,12 @@ class ParseSettings:
 
     Attributes:
         workers: Processes to parse on; 1 parses in this process.
-        pool_min_files: Below this many files the pool's start-up costs more than it saves,
-            so parsing stays serial whatever ``workers`` says.
+        pool_min_files: Below this many files parsing stays serial whatever ``workers`` says:
+            the pool's start-up and the pickling of results cost more than it saves.
     """
 
-    workers: int = 1
-    pool_min_files: int = 400
+    workers: int = DEFAULT_WORKERS
+    pool_min_files: int = DEFAULT_POOL_MIN_FILES
 
     def __attrs_post_init__(self) -> None:
         """Refuse settings that cannot run."""
@@ -74,12 +84,19 @@ def parse_files(
     """Parse every file, in input order; a file that fails becomes a ``SkippedFile``.
 
     The pool runs only when it can help: more than one worker, at least ``pool_min_files``
-    files, and a parser that pickles (a module-level function does; a lambda does not).
+    files, Linux (where fork is the safe default), and a parser that pickles (a module-level
+    function does; a lambda does not). A pool that breaks falls back to parsing here.
     """
     datas = [file.data for file in files]
+    outcomes: list[MemoryDoc | tuple[str, ...]] | None = None
     if _use_pool(len(datas), parser, settings):
-        outcomes = _parse_on_pool(datas, parser, settings.workers)
-    else:
+        try:
+            outcomes = _parse_on_pool(datas, parser, settings.workers)
+        except (BrokenProcessPool, OSError):
+            # A worker killed (out of memory) or a fork refused: parse here instead, because
+            # a rebuild that fails for want of a second core helps nobody.
+            outcomes = None
+    if outcomes is None:
         outcomes = parse_batch(parser, datas)
     return [_result(file, outcome) for file, outcome in zip(files, outcomes, strict=True)]
 
@@ -100,6 +117,8 @@ def _parse_one(parser: MemoryParser, data: bytes) -> MemoryDoc | tuple[str, ...]
 
 def _use_pool(count: int, parser: MemoryParser, settings: ParseSettings) -> bool:
     if settings.workers < 2 or count < max(settings.pool_min_files, 2):
+        return False
+    if not sys.platform.startswith(POOL_PLATFORM):
         return False
     try:
         pickle.dumps(parser)

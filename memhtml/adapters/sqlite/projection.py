@@ -40,8 +40,10 @@ DELETE_CHILD_SQL: Final[tuple[str, ...]] = (
 # Chunks of the current content survive, so an edit to the head alone keeps its vectors.
 DELETE_STALE_CHUNKS_SQL: Final = "DELETE FROM chunks WHERE path = ? AND content_hash <> ?"
 # Only the file's own authored edges: inbound edges are other files' assertions, and mined
-# (derived) edges belong to sleep.
-DELETE_AUTHORED_EDGES_SQL: Final = "DELETE FROM edges WHERE src_path = ? AND derived = 0"
+# (derived) edges belong to sleep. The unary `+` keeps the planner off edges_derived: without
+# statistics it picks that index for `derived = 0` and scans every authored edge per file,
+# which made a 10,000-file rebuild quadratic (measured: 4 s per 1,000 files by the tenth).
+DELETE_AUTHORED_EDGES_SQL: Final = "DELETE FROM edges WHERE src_path = ? AND +derived = 0"
 INSERT_TAG_SQL: Final = "INSERT INTO file_tags (path, tag) VALUES (?, ?)"
 INSERT_ENTITY_SQL: Final = (
     "INSERT INTO file_entities (path, entity_type, entity_name) VALUES (?, ?, ?)"

@@ -15,9 +15,14 @@ from memhtml.adapters.sqlite.connection import Database, Write
 from memhtml.adapters.sqlite.index_context import IndexContext
 from memhtml.adapters.sqlite.index_state import record_head_writes, watermark_commit
 from memhtml.adapters.sqlite.parsing import ParsedFile, SourceFile, parse_files
-from memhtml.adapters.sqlite.projection import FileProjection, project_file, write_batches
+from memhtml.adapters.sqlite.projection import (
+    DELETE_AUTHORED_EDGES_SQL,
+    FileProjection,
+    project_file,
+    write_batches,
+)
 from memhtml.adapters.sqlite.rebuild_pass import holds_active_hash
-from memhtml.adapters.sqlite.update_plan import FROM_HEAD, UpdatePlan, plan_update
+from memhtml.adapters.sqlite.update_plan import UpdatePlan, plan_update
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import blob_sha
 from memhtml.ports.indexer import (
@@ -68,7 +73,7 @@ def removal_writes(path: str) -> list[Write]:
     """Drop a file's row (children, chunks and vectors cascade) and its authored edges."""
     return [
         ("DELETE FROM files WHERE path = ?", (path,)),
-        ("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,)),
+        (DELETE_AUTHORED_EDGES_SQL, (path,)),
     ]
 
 
@@ -155,8 +160,7 @@ def _changed_sources(
         HEAD no longer lists after all (their rows go too).
     """
     git = context.git
-    head_paths = sorted(path for path, source in plan.sources.items() if source == FROM_HEAD)
-    work_paths = sorted(path for path, source in plan.sources.items() if source != FROM_HEAD)
+    head_paths, work_paths = list(plan.from_head), list(plan.from_work)
     tree: dict[str, str] = {}
     if head is not None and head_paths:
         tree = {entry.path: entry.blob_sha for entry in git.list_tree(head, head_paths)}

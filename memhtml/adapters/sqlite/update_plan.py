@@ -6,7 +6,7 @@ ends at its working-tree content. Paths outside the indexed tree never appear in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Final, Literal
 
 import attrs
@@ -27,7 +27,8 @@ class UpdatePlan:
         renames: ``(source, target)`` row moves in order; each runs only if the source row
             exists, so a chain ``a→b``, ``b→c`` carries one row to ``c``.
         removals: Paths whose rows go (the file is gone from the final tree).
-        sources: Paths to project, and whether their bytes come from HEAD or the working tree.
+        from_head: Paths to project from their blob at HEAD, sorted.
+        from_work: Paths to project from their working-tree bytes, sorted.
         rename_targets: Targets of ``renames``; always projected, because the path-derived
             columns (``archived``, ``para``…) change even when the bytes do not.
         dirty_after: Every indexed path the working tree touches now; the next update
@@ -38,7 +39,8 @@ class UpdatePlan:
 
     renames: tuple[tuple[str, str], ...] = ()
     removals: tuple[str, ...] = ()
-    sources: Mapping[str, Source] = attrs.field(factory=dict)
+    from_head: tuple[str, ...] = ()
+    from_work: tuple[str, ...] = ()
     rename_targets: frozenset[str] = frozenset()
     dirty_after: frozenset[str] = frozenset()
     added: int = 0
@@ -50,7 +52,9 @@ class UpdatePlan:
     @property
     def empty(self) -> bool:
         """True when the plan changes nothing and remembers no dirty path."""
-        return not (self.renames or self.removals or self.sources or self.dirty_after)
+        return not (
+            self.renames or self.removals or self.from_head or self.from_work or self.dirty_after
+        )
 
 
 def plan_update(
@@ -98,18 +102,20 @@ def plan_update(
         if is_indexable_path(path) and path not in dirty_now and path not in final:
             final[path] = FROM_HEAD
     renames = _useful_renames(moves, final)
-    sources = {path: source for path, source in sorted(final.items()) if source is not None}
+    from_head = tuple(sorted(path for path, source in final.items() if source == FROM_HEAD))
+    from_work = tuple(sorted(path for path, source in final.items() if source == FROM_WORK))
     return UpdatePlan(
         renames=renames,
         removals=tuple(sorted(path for path, source in final.items() if source is None)),
-        sources=sources,
-        rename_targets=frozenset(target for _, target in renames if target in sources),
+        from_head=from_head,
+        from_work=from_work,
+        rename_targets=frozenset(t for _, t in renames if final.get(t) is not None),
         dirty_after=frozenset(dirty_now),
         added=counts["A"],
         modified=counts["M"],
         removed=counts["D"],
         renamed=counts["R"],
-        dirty=sum(1 for source in sources.values() if source == FROM_WORK),
+        dirty=len(from_work),
     )
 
 
