@@ -67,8 +67,8 @@ class RebuildNoEmbedRefused(PortError):
         self.model = model
         self.because = because
         super().__init__(
-            f"rebuild would drop {embeddings} vectors of {model} because {because}; "
-            "pass --embed to re-embed or --force to rebuild lexical-only"
+            f"the store holds {embeddings} vectors of {model} but this rebuild cannot write "
+            f"vectors ({because}); pass --embed to re-embed, or --force to rebuild lexical-only"
         )
 
 

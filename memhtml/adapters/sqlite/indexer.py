@@ -38,8 +38,8 @@ from memhtml.ports.indexer import (
 from memhtml.ports.memory_parser import MemoryParser
 
 # `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
-BECAUSE_FLAG: Final = "flag"
-BECAUSE_NO_EMBEDDER: Final = "no-embedder"
+BECAUSE_FLAG: Final = "embedding was turned off for this rebuild"
+BECAUSE_NO_EMBEDDER: Final = "no embedder is configured"
 STALE_REASON: Final = "a rebuild started and did not finish"
 
 

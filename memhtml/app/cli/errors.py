@@ -142,7 +142,7 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
     ErrorCode(
         code="ERR_REBUILD_NO_EMBED_REFUSED",
         exit_status=EXIT_RUNTIME,
-        description="A rebuild that cannot write vectors would drop the vectors the index holds.",
+        description="A rebuild that cannot write vectors over a store that holds some, no --force.",
         raised_by=(RebuildNoEmbedRefused,),
         suggestions=("memhtml index rebuild --embed", "memhtml index rebuild --no-embed --force"),
     ),
