@@ -37,7 +37,15 @@ DELETE_CHILD_SQL: Final[tuple[str, ...]] = (
     "DELETE FROM file_facets WHERE path = ?",
     "DELETE FROM file_citations WHERE path = ?",
 )
-# Chunks of the current content survive, so an edit to the head alone keeps its vectors.
+# Chunks of the current content survive, so an edit to the head alone keeps its vectors. A
+# stale chunk whose old content another file still holds moves to that file first (the lowest
+# path, as the delete trigger of migration 0002 does); only unshared stale chunks are deleted.
+REPOINT_STALE_CHUNKS_SQL: Final = (
+    "UPDATE chunks SET path = (SELECT f.path FROM files f "
+    "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1 ORDER BY f.path LIMIT 1) "
+    "WHERE path = ?1 AND content_hash <> ?2 AND EXISTS (SELECT 1 FROM files f "
+    "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1)"
+)
 DELETE_STALE_CHUNKS_SQL: Final = "DELETE FROM chunks WHERE path = ? AND content_hash <> ?"
 # Only the file's own authored edges: inbound edges are other files' assertions, and mined
 # (derived) edges belong to sleep. The unary `+` keeps the planner off edges_derived: without
@@ -110,6 +118,7 @@ def project_file(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -
     """
     chunks = chunk_text(doc.content_hash, doc.body_text)
     writes: list[Write] = [(sql, (path,)) for sql in DELETE_CHILD_SQL]
+    writes.append((REPOINT_STALE_CHUNKS_SQL, (path, doc.content_hash)))
     writes.append((DELETE_STALE_CHUNKS_SQL, (path, doc.content_hash)))
     writes.append((DELETE_AUTHORED_EDGES_SQL, (path,)))
     values = _file_values(path=path, blob_sha=blob_sha, doc=doc, indexed_at=indexed_at)
