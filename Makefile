@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ $(STAMP): $(BIN)/python pyproject.toml
 # Builds a store from examples/demo/corpus.jsonl in a temporary folder and queries it.
 demo: $(STAMP)
 	$(BIN)/python examples/demo/run_demo.py
+
+# Every benchmark and both evals (the better part of an hour on 2 cores); rewrites the
+# generated section of BENCHMARKS.md and bench/results/. BENCH_ARGS=--quick checks it runs.
+bench: $(STAMP)
+	$(BIN)/python -m bench.suite $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
