@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.bedrock import COHERE_ENGLISH_V3, TITAN_V2, set_testing
+from memhtml.adapters.hashing import FakeBowEmbedder
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.local import OnnxMiniLmEmbedder
 from memhtml.ports.embedder import Embedder, QueryEmbedder, Vector
@@ -37,13 +38,16 @@ def _shared_minilm() -> OnnxMiniLmEmbedder:
 EMBEDDERS: dict[str, Callable[[], AnyEmbedder]] = {
     "hashing-256": HashingEmbedder,
     "hashing-16": lambda: HashingEmbedder(16),
+    "fake-bow-1024": FakeBowEmbedder,
     "onnx-minilm": _shared_minilm,
     "bedrock-titan-256": lambda: stubbed_bedrock(TITAN_V2, 256),
     "bedrock-cohere": lambda: stubbed_bedrock(COHERE_ENGLISH_V3),
 }
 # Fresh instances for the cross-instance determinism test (a second model load is fine once).
 FRESH: dict[str, Callable[[], AnyEmbedder]] = {**EMBEDDERS, "onnx-minilm": OnnxMiniLmEmbedder}
-SYMMETRIC = frozenset({"hashing-256", "hashing-16", "onnx-minilm", "bedrock-titan-256"})
+SYMMETRIC = frozenset(
+    {"hashing-256", "hashing-16", "fake-bow-1024", "onnx-minilm", "bedrock-titan-256"}
+)
 
 TEXTS = (
     "",

@@ -118,12 +118,12 @@ def test_environment_table_names_every_variable_the_configuration_reads() -> Non
     assert set() == read - {var.name for var in ENVIRONMENT}
 
 
-# CLI.md §2, the "now" command tree and its response types; eval arrives with issue 8.
+# CLI.md §2, the "now" command tree and its response types.
 SHIPPED_COMMANDS = sorted(
     [
         "init", "write", "read", "list", "correct", "archive", "link", "apply", "reinforce",
         "search", "recall", "index rebuild", "index update", "index embed", "index status",
-        "doctor", "state export", "state import", "manifest", "help",
+        "doctor", "state export", "state import", "manifest", "help", "eval discriminate",
     ]
 )  # fmt: skip
 SHIPPED_RESPONSE_TYPES = sorted(
@@ -131,7 +131,7 @@ SHIPPED_RESPONSE_TYPES = sorted(
         "repo.init", "memory.written", "memory.detail", "memory.list", "memory.corrected",
         "memory.archived", "memory.linked", "batch.applied", "memory.reinforced", "memory.hits",
         "recall.pack", "index.report", "doctor.report", "state.export", "state.import",
-        "cli.manifest", "cli.help",
+        "cli.manifest", "cli.help", "eval.discrimination",
     ]
 )  # fmt: skip
 

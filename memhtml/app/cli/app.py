@@ -22,7 +22,14 @@ import click
 
 from memhtml.app.cli import help as help_module
 from memhtml.app.cli import manifest
-from memhtml.app.cli.commands import index, maintenance, retrieval, store, store_reads
+from memhtml.app.cli.commands import (
+    evaluation,
+    index,
+    maintenance,
+    retrieval,
+    store,
+    store_reads,
+)
 from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
 from memhtml.app.cli.failures import describe_failure
 from memhtml.app.cli.global_options import REPO, ScannedArgs, scan_arguments
@@ -42,6 +49,7 @@ REGISTRARS: Final[tuple[Registrar, ...]] = (
     retrieval.register,
     index.register,
     maintenance.register,
+    evaluation.register,
 )
 
 

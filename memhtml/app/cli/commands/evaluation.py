@@ -1,0 +1,23 @@
+"""The ``eval`` group (CLI.md §2, EVAL.md): ``eval discriminate`` (``eval locomo`` follows).
+
+Neither command opens a user repository: each builds its own stores in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import click
+
+from memhtml.app.cli.commands import eval_discriminate
+
+
+def register(group: click.Group) -> None:
+    """Add the ``eval`` group and its commands to ``group``."""
+    group.add_command(evaluation)
+
+
+@click.group("eval")
+def evaluation() -> None:
+    """Measure retrieval: the discrimination gate and the LoCoMo benchmark (EVAL.md)."""
+
+
+eval_discriminate.register(evaluation)

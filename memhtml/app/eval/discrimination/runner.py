@@ -1,0 +1,211 @@
+"""Run the gate: materialize a fixture in a temporary store and probe it through the real paths.
+
+The store is built the way a user's is: ``init``'s use case, one commit through the git writer,
+``index rebuild`` (embedding when the mode has an embedder), the committed access sidecar
+replayed by ``state import``, and each probe is one ``search`` through the retrieval use case.
+Nothing is inserted behind the indexer's back, so a pass says something about the product.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal
+
+import attrs
+
+from memhtml.app.eval.discrimination.fixture import Fixture, FixtureInvalid, instant_of
+from memhtml.app.eval.discrimination.generator import build_fixture
+from memhtml.app.eval.discrimination.scoring import (
+    GateSummary,
+    ProbeScore,
+    score_probe,
+    summarize,
+)
+from memhtml.domain.errors import InvalidInput
+from memhtml.ports.retrieval import RankingOptions
+
+if TYPE_CHECKING:
+    from memhtml.app.bootstrap import Services
+    from memhtml.ports.embedder import EmbeddingModel
+
+Mode = Literal["fake", "local", "lexical"]
+MODES: Final[tuple[Mode, ...]] = ("fake", "local", "lexical")
+PROBE_LIMIT: Final = 40
+COMMIT_SUBJECT: Final = "discrimination gate fixture"
+OP_EVAL: Final = "eval"
+EVAL_GIT_NAME: Final = "memhtml eval"
+EVAL_GIT_EMAIL: Final = "eval@memhtml.invalid"
+TEMP_PREFIX: Final = "memhtml-gate-"
+
+
+@attrs.frozen(kw_only=True)
+class GateConfig:
+    """One run's settings (EVAL.md A.1 flags plus the DECISIONS 12 switches)."""
+
+    mode: Mode = "fake"
+    seed: int = 20260802
+    size: int = 200
+    probes: int = 36
+    mrr_floor: float = 0.85
+    now_ms: int | None = None
+    keep: Path | None = None
+    ranking: RankingOptions = attrs.field(factory=RankingOptions)
+    fts_tokenizer: str = "unicode61"
+
+
+@attrs.frozen(kw_only=True)
+class GateRun:
+    """A finished run: the fixture it built, each probe's score, the summary, the wall time."""
+
+    config: GateConfig
+    fixture: Fixture
+    scores: tuple[ProbeScore, ...]
+    summary: GateSummary
+    seconds: float
+
+
+def embedder_for(mode: Mode, environ: Mapping[str, str] | None = None) -> EmbeddingModel | None:
+    """The mode's embedder, loaded: fake-bow, the local model, or None for lexical.
+
+    ``local`` honours ``MEMHTML_EMBED_MODEL_DIR`` and ``MEMHTML_EMBED_THREADS`` (read from
+    ``environ``, ``os.environ`` by default) whatever ``MEMHTML_EMBED`` says: the mode, not the
+    variable, picks the backend here.
+
+    Raises:
+        ModelUnavailable: ``local`` and the model cannot load or answer.
+        InvalidInput: An embedding variable holds a value it cannot take.
+    """
+    if mode == "lexical":
+        return None
+    if mode == "fake":
+        from memhtml.adapters.hashing import FakeBowEmbedder
+
+        return FakeBowEmbedder()
+    from memhtml.app.bootstrap import build_embedder
+    from memhtml.app.config import EmbedSettings, read_embed_settings
+
+    configured = read_embed_settings(os.environ if environ is None else environ)
+    local = configured if configured.backend == "local" else EmbedSettings(backend="local")
+    embedder = build_embedder(local)
+    if embedder is None:  # pragma: no cover - a local backend always builds an embedder
+        raise AssertionError("the local backend built no embedder")
+    # Load and run the model now, so an unusable one fails before any fixture is built.
+    embedder.embed_query("load check")
+    return embedder
+
+
+def run_gate(config: GateConfig, embedder: EmbeddingModel | None) -> GateRun:
+    """Generate, materialize and probe one fixture; the store is removed unless ``keep``.
+
+    Raises:
+        InvalidInput: ``keep`` names a folder that is not empty.
+        FixtureInvalid: A generated file failed to parse cleanly.
+        ModelUnavailable: The embedder stopped answering while the index was built.
+    """
+    started = time.perf_counter()
+    fixture = build_fixture(config.seed, config.size, config.probes, config.now_ms)
+    root = _store_root(config.keep)
+    try:
+        scores = _build_and_probe(fixture, root, config, embedder)
+    finally:
+        if config.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    summary = summarize(scores, mrr_floor=config.mrr_floor, lexical=config.mode == "lexical")
+    return GateRun(
+        config=config,
+        fixture=fixture,
+        scores=scores,
+        summary=summary,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _store_root(keep: Path | None) -> Path:
+    if keep is None:
+        return Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
+    if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+        raise InvalidInput("--keep must name a new or empty folder")
+    keep.mkdir(parents=True, exist_ok=True)
+    return keep
+
+
+def _build_and_probe(
+    fixture: Fixture, root: Path, config: GateConfig, embedder: EmbeddingModel | None
+) -> tuple[ProbeScore, ...]:
+    from memhtml.adapters.system.clock import FixedClock
+    from memhtml.app.bootstrap import Services, Settings
+    from memhtml.app.config import EmbedSettings
+
+    settings = Settings(
+        root=root,
+        embed=EmbedSettings(backend="off" if embedder is None else "local"),
+        fts_tokenizer=config.fts_tokenizer,
+        git_name=EVAL_GIT_NAME,
+        git_email=EVAL_GIT_EMAIL,
+    )
+    clock = FixedClock(instant_of(fixture.now_ms))
+    with Services(settings, clock=clock, embedder=embedder) as services:
+        _materialize(fixture, services)
+        return tuple(_probe(fixture, services, config.ranking))
+
+
+def _materialize(fixture: Fixture, services: Services) -> None:
+    from memhtml.app.commit_messages import commit_message
+    from memhtml.app.eval.discrimination.rendering import render_files, sidecar_bytes
+    from memhtml.app.repo_config import ensure_merge_ours_driver
+    from memhtml.app.use_cases.index_ops import index_rebuild
+    from memhtml.app.use_cases.init import init_store
+    from memhtml.app.use_cases.state_ops import SIDECAR_PATH, state_import
+    from memhtml.ports.git_writer import ChangeSet, FileWrite
+
+    root = services.settings.root
+    init_store(
+        root=root,
+        git=services.git,
+        writer=services.writer,
+        configure_repo=lambda: ensure_merge_ours_driver(root),
+        create_databases=lambda: True,
+    )
+    files = render_files(fixture)
+    files[SIDECAR_PATH] = sidecar_bytes(fixture)
+    writes = tuple(FileWrite(path=path, data=data) for path, data in sorted(files.items()))
+    services.writer.commit(
+        ChangeSet(writes=writes),
+        commit_message(OP_EVAL, COMMIT_SUBJECT),
+        expected_head=services.git.head(),
+    )
+    report = index_rebuild(services)
+    if report.model_failure is not None:
+        from memhtml.ports.errors import ModelUnavailable
+
+        raise ModelUnavailable(f"embedding the fixture: {report.model_failure}")
+    if report.skipped:
+        raise FixtureInvalid(f"the indexer skipped {len(report.skipped)} generated files")
+    state_import(services)
+
+
+def _probe(fixture: Fixture, services: Services, ranking: RankingOptions) -> list[ProbeScore]:
+    from memhtml.app.use_cases.retrieval_ops import search_memories
+    from memhtml.domain.scope import SearchScope
+    from memhtml.ports.retrieval import SearchRequest
+
+    scope = SearchScope(include_archived=False)
+    scores: list[ProbeScore] = []
+    for probe in fixture.probes:
+        request = SearchRequest(query=probe.query, scope=scope, limit=PROBE_LIMIT, options=ranking)
+        answer = search_memories(services, request)
+        scores.append(
+            score_probe(
+                query=probe.query,
+                target_path=probe.target_path,
+                controls=[(c.path, c.family.value) for c in probe.controls],
+                hits=[hit.path for hit in answer.hits],
+                degraded="vector" not in answer.arms,
+            )
+        )
+    return scores
