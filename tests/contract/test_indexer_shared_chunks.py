@@ -66,7 +66,7 @@ def test_editing_the_owner_away_keeps_the_twins_chunk(store: Store) -> None:
     survivor = T2 if first_owner == T1 else T1
     store.commit({first_owner: memory_bytes("Retire the staging key.", memory_type="task")})
     store.indexer().update(embed=True)
-    rows = dict(store.all(CHUNKS + BY_PATH))
+    rows = {str(path): count for path, count in store.all(CHUNKS + BY_PATH)}
     assert {first_owner: 1, survivor: 1} == rows
 
 
