@@ -18,6 +18,7 @@ from memhtml.adapters.sqlite.projection import (
     INSERT_ENTITY_SQL,
     INSERT_FACET_SQL,
     INSERT_TAG_SQL,
+    REPOINT_STALE_CHUNKS_SQL,
     UPSERT_AUTHORED_EDGE_SQL,
     UPSERT_CHUNK_SQL,
     UPSERT_FILE_SQL,
@@ -226,12 +227,18 @@ def test_task_example_row_and_task_edge() -> None:
 
 
 def test_statements_run_in_schema_order() -> None:
-    """Deletes (children, stale chunks, own authored edges) precede the upsert, then inserts."""
+    """Deletes (children, stale chunks after re-pointing shared ones, own authored edges)
+    precede the upsert, then inserts."""
     projection = project_file(
         path=SEMANTIC_PATH, blob_sha=BLOB, doc=parse_memory(SEMANTIC_EXAMPLE), indexed_at=NOW
     )
-    head = [sql for sql, _ in projection.writes[:7]]
-    expected = [*DELETE_CHILD_SQL, DELETE_STALE_CHUNKS_SQL, DELETE_AUTHORED_EDGES_SQL]
+    head = [sql for sql, _ in projection.writes[:8]]
+    expected = [
+        *DELETE_CHILD_SQL,
+        REPOINT_STALE_CHUNKS_SQL,
+        DELETE_STALE_CHUNKS_SQL,
+        DELETE_AUTHORED_EDGES_SQL,
+    ]
     assert [*expected, UPSERT_FILE_SQL] == head
 
 
