@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 STORE_DIR: Final = ".memhtml"
 INDEX_DB: Final = "index.db"
 STATE_DB: Final = "state.db"
+WRITE_LOCK: Final = INDEX_DB + "-writer.lock"
 ENV_FTS_TOKENIZER: Final = "MEMHTML_FTS_TOKENIZER"
 ENV_GIT_NAME: Final = "MEMHTML_GIT_NAME"
 ENV_GIT_EMAIL: Final = "MEMHTML_GIT_EMAIL"
@@ -63,6 +64,12 @@ class Settings:
     def state_path(self) -> Path:
         """``.memhtml/state.db``: what git cannot rebuild."""
         return self.root / STORE_DIR / STATE_DB
+
+    @property
+    def write_lock_path(self) -> Path:
+        """``.memhtml/index.db-writer.lock``: writers queue on it; ignored like the index's
+        other siblings (``.memhtml/index.db-*``), so it never shows in status."""
+        return self.root / STORE_DIR / WRITE_LOCK
 
 
 def read_settings(root: str | Path, environ: Mapping[str, str] | None = None) -> Settings:
@@ -143,11 +150,13 @@ class Services:
         from memhtml.adapters.git.dulwich_git import DulwichGit
         from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
         from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity
+        from memhtml.adapters.git.write_lock import RepositoryWriteLock
         from memhtml.adapters.sqlite.connection import Database
         from memhtml.adapters.sqlite.indexer import SqliteIndexer
         from memhtml.adapters.sqlite.recorder import SqliteRecorder
         from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
         from memhtml.adapters.system.clock import SystemClock
+        from memhtml.app.use_cases.collaborators import ParseCache
 
         self.settings = settings
         self.clock: Clock = clock or SystemClock()
@@ -173,10 +182,13 @@ class Services:
         self.writer: GitWriter = DulwichGitWriter(
             settings.root, clock=self.clock, fallback=fallback
         )
+        self.write_lock = RepositoryWriteLock(settings.write_lock_path)
+        # The write path lends its rendered documents to the indexer through this cache.
+        self.parse_cache = ParseCache(parse_memory_lazily)
         self.indexer: Indexer = SqliteIndexer(
             db=self.db,
             git=self.git,
-            parser=parse_memory_lazily,
+            parser=self.parse_cache,
             clock=self.clock,
             embed_watermark=watermark,
             embed_dim=dim,
@@ -208,6 +220,8 @@ class Services:
             clock=self.clock,
             codec=html_codec(),
             embed=self.embeds,
+            parsed=self.parse_cache,
+            write_lock=self.write_lock.held,
         )
 
     def close(self) -> None:

@@ -7,9 +7,11 @@ HEAD it was planned against.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 
 from memhtml.domain.errors import NotFound
+from memhtml.domain.model import MemoryDoc
 from memhtml.ports.git import GitPort, blob_sha
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 
@@ -48,11 +50,18 @@ class StagedTree:
         self._base = dict(base)
         self._base_dirs = {ancestor for path in base for ancestor in _ancestors(path)}
         self._dirty = dirty
+        self._dirty_dirs = {ancestor for path in dirty for ancestor in _ancestors(path)}
         self._read_blob = read_blob
         # Net content per touched path: bytes, or None once moved away.
         self._final: dict[str, bytes | None] = {}
+        # Folders above staged files, with how many staged files each holds: placement asks
+        # "is anything staged below?" per write, which scanning every staged path made
+        # quadratic in the size of a batch.
+        self._staged_dirs: Counter[str] = Counter()
         # Archive moves, source to target, so an unchanged source still diffs as a rename.
         self._moves: dict[str, str] = {}
+        # Documents the writer parsed, by the bytes they were parsed from.
+        self._docs: dict[bytes, MemoryDoc] = {}
 
     @classmethod
     def load(cls, git: GitPort) -> StagedTree:
@@ -84,9 +93,7 @@ class StagedTree:
         """Whether a new file may go at ``path``: no file, folder or dirty entry there or above."""
         if self.exists(path) or path in self._dirty or path in self._base_dirs:
             return False
-        below = path + "/"
-        staged = (p for p, data in self._final.items() if data is not None)
-        if any(p.startswith(below) for p in (*staged, *self._dirty)):
+        if path in self._staged_dirs or path in self._dirty_dirs:
             return False
         return not any(self.exists(a) or a in self._dirty for a in _ancestors(path))
 
@@ -111,15 +118,39 @@ class StagedTree:
             raise NotFound(f"no memory at {path}")
         return self._read_blob(self._base[path])
 
-    def write(self, path: str, data: bytes) -> None:
-        """Stage ``data`` at ``path`` (new or replacing)."""
-        self._final[path] = data
+    def write(self, path: str, data: bytes, doc: MemoryDoc | None = None) -> None:
+        """Stage ``data`` at ``path`` (new or replacing).
+
+        Args:
+            path: Where.
+            data: The file's bytes.
+            doc: What parsing ``data`` gives, when the caller already knows (the renderer's
+                parse); handed to the index update after the commit (``documents``).
+        """
+        self._stage(path, data)
+        if doc is not None:
+            self._docs[data] = doc
 
     def move(self, source: str, target: str, data: bytes) -> None:
         """Stage a move of ``source`` to ``target``, whose content becomes ``data``."""
-        self._final[source] = None
-        self._final[target] = data
+        self._stage(source, None)
+        self._stage(target, data)
         self._moves[source] = target
+
+    def documents(self) -> dict[bytes, MemoryDoc]:
+        """The known documents of the bytes still staged, keyed by those bytes."""
+        staged = {data for data in self._final.values() if data is not None}
+        return {data: doc for data, doc in self._docs.items() if data in staged}
+
+    def _stage(self, path: str, data: bytes | None) -> None:
+        was_staged = self._final.get(path) is not None
+        self._final[path] = data
+        if was_staged != (data is not None):
+            change = Counter(_ancestors(path))
+            if data is None:
+                self._staged_dirs -= change
+            else:
+                self._staged_dirs += change
 
     def change_set(self) -> ChangeSet:
         """The net change against the base tree; empty when nothing differs.

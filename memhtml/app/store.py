@@ -167,11 +167,11 @@ class Store:
 
         return index_status(self.services)
 
-    def doctor(self) -> DoctorReport:
-        """Check the store; read-only."""
+    def doctor(self, *, fix: bool = False) -> DoctorReport:
+        """Check the store; read-only unless ``fix`` repairs dangling links and orphan rows."""
         from memhtml.app.use_cases.doctor import run_doctor
 
-        return run_doctor(self.services)
+        return run_doctor(self.services, fix=fix)
 
     def state_export(self) -> StateExportResult:
         """Export the access table to the committed sidecar (a commit only on change)."""

@@ -170,6 +170,10 @@ def plan_tree_edits(
     below a file being removed in the same change set is refused too: git would take it, but
     nothing here needs it and the rule stays one line.
 
+    ``lookup`` is asked about each distinct path at most once, and never about a path below
+    one it reported absent (nothing can be there). A 500-file batch into one folder used to
+    ask ~2,000 times, mostly about the same few folders, and each answer walks git trees.
+
     Args:
         changes: The change set.
         lookup: What the parent tree holds at a path, ``None`` when nothing.
@@ -184,10 +188,11 @@ def plan_tree_edits(
     ]:
         check_repo_path(path, COMMIT_OPERATION)
     _check_roles(changes)
+    node_at = _remembering(lookup)
 
     removed: dict[str, BaseNode] = {}
     for path in [*changes.deletes, *(m.source for m in changes.moves)]:
-        node = lookup(path)
+        node = node_at(path)
         if node is None or node.kind != "file":
             raise _refuse(path, REFUSED_NOT_A_FILE)
         removed[path] = node
@@ -196,12 +201,11 @@ def plan_tree_edits(
     written = {w.path: w.data for w in changes.writes}
     new_paths = targets | set(written)
     for path in sorted(new_paths):
-        node = lookup(path)
+        above, node = _nodes_along(path, node_at)
         if node is not None and (path in targets or node.kind != "file"):
             raise _refuse(path, REFUSED_OCCUPIED)
-        for ancestor in _ancestors(path):
-            above = lookup(ancestor)
-            if ancestor in new_paths or (above is not None and above.kind != "tree"):
+        for ancestor, found in above:
+            if ancestor in new_paths or (found is not None and found.kind != "tree"):
                 raise _refuse(path, REFUSED_UNDER_A_FILE)
 
     edits = {path: TreeEdit(path=path, blob_sha=None) for path in removed}
@@ -211,3 +215,34 @@ def plan_tree_edits(
     for path, data in written.items():
         edits[path] = TreeEdit(path=path, blob_sha=blob_sha(data))
     return tuple(edits[path] for path in sorted(edits))
+
+
+def _remembering(
+    lookup: Callable[[str], BaseNode | None],
+) -> Callable[[str], BaseNode | None]:
+    """``lookup`` with each answer kept, so a folder shared by many paths is read once."""
+    answers: dict[str, BaseNode | None] = {}
+
+    def node_at(path: str) -> BaseNode | None:
+        if path not in answers:
+            answers[path] = lookup(path)
+        return answers[path]
+
+    return node_at
+
+
+def _nodes_along(
+    path: str, node_at: Callable[[str], BaseNode | None]
+) -> tuple[list[tuple[str, BaseNode | None]], BaseNode | None]:
+    """The parent tree's node at each ancestor of ``path`` (top down) and at ``path`` itself.
+
+    Below an absent path, or below a file, nothing is there: those are answered ``None``
+    without asking.
+    """
+    above: list[tuple[str, BaseNode | None]] = []
+    blocked = False
+    for ancestor in _ancestors(path):
+        found = None if blocked else node_at(ancestor)
+        blocked = blocked or found is None or found.kind != "tree"
+        above.append((ancestor, found))
+    return above, None if blocked else node_at(path)

@@ -1,4 +1,5 @@
-"""The health probe port: the index-side checks ``doctor`` reports (CLI.md §3.5)."""
+"""The health probe port: the index-side checks ``doctor`` reports (CLI.md §3.5), and the one
+state-plane repair ``doctor --fix`` makes."""
 
 from __future__ import annotations
 
@@ -60,5 +61,23 @@ class HealthProbe(Protocol):
 
         Raises:
             StorageFailure: The index cannot be read.
+        """
+        ...
+
+
+class OrphanPruner(Protocol):
+    """Removes state rows that no longer describe a memory (``doctor --fix``).
+
+    Kept apart from ``HealthProbe`` so the plain ``doctor`` is handed nothing that writes.
+    """
+
+    def prune_orphan_access_rows(self) -> tuple[str, ...]:
+        """Delete the state rows for paths the index does not hold; return their paths, sorted.
+
+        Only correct over a fresh index: a row for a file not yet indexed looks orphaned. A
+        store without a state plane has nothing to prune.
+
+        Raises:
+            StorageFailure: The plane cannot be written.
         """
         ...

@@ -13,6 +13,8 @@ from typing import Final, Protocol
 
 import attrs
 
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
+
 # Why a file offered by git is not in the index, beside the parser's own violation codes.
 SKIP_DUPLICATE_CONTENT: Final = "duplicate-content"
 SKIP_UNREADABLE: Final = "unreadable"
@@ -170,7 +172,9 @@ class Indexer(Protocol):
         """
         ...
 
-    def rebuild(self, *, embed: bool, force: bool = False) -> RebuildReport:
+    def rebuild(
+        self, *, embed: bool, force: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> RebuildReport:
         """Reproject the whole tree at HEAD, keeping vectors whose chunks come back.
 
         Order: read HEAD's tree under the PARA buckets and parse it (an unborn HEAD is an empty
@@ -183,6 +187,8 @@ class Indexer(Protocol):
         Args:
             embed: Embed the chunks that lack a vector (needs a bound embedder).
             force: Rebuild without writing vectors over a store that holds some.
+            progress: Told of the parsing and projecting phases (units: files offered by
+                HEAD, then files written) and the embedding phase (units: pending chunks).
 
         Raises:
             EmbedModelMismatch: The store's space differs and this rebuild cannot write
@@ -193,7 +199,7 @@ class Indexer(Protocol):
         """
         ...
 
-    def update(self, *, embed: bool) -> UpdateReport:
+    def update(self, *, embed: bool, progress: ProgressSink = NO_PROGRESS) -> UpdateReport:
         """Bring the index from its watermark to HEAD plus the uncommitted working tree.
 
         Order: committed changes (watermark → HEAD) first, then the working tree, so a path
@@ -204,6 +210,10 @@ class Indexer(Protocol):
 
         Args:
             embed: Embed this pass's chunks that lack a vector (needs a bound embedder).
+            progress: Told of the parsing phase (units: changed files that needed a parse)
+                and the embedding phase (units: this pass's pending chunks); a pass that
+                finds nothing moved announces nothing, and the first pass reports as
+                ``rebuild``.
 
         Raises:
             IndexStale: The watermark is NULL: a rebuild started and did not finish.
@@ -229,9 +239,12 @@ class Indexer(Protocol):
         """
         ...
 
-    def backfill(self, *, dry_run: bool = False) -> BackfillReport:
+    def backfill(
+        self, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> BackfillReport:
         """Fill every missing vector in persisted slices (a full ``embed_missing``), and report
-        the gap that is left. ``dry_run`` only counts.
+        the gap that is left. ``dry_run`` only counts. ``progress`` is told of the embedding
+        phase (units: pending chunks, advanced as each slice is stored).
 
         Raises:
             EmbedModelMismatch: The store's space differs from the configured one.

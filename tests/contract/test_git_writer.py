@@ -4,6 +4,7 @@ properties of the pure change-set planner both of them share.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -440,6 +441,34 @@ def test_new_paths_never_break_the_tree_shape(files: set[str], path: str) -> Non
         assert not _consistent(set(base) | {path})
     else:
         assert _consistent(set(_apply(base, edits)))
+
+
+@given(bases, st.lists(paths, min_size=1, max_size=5, unique=True), st.booleans())
+@example({"a/b"}, ["a/b/c", "a/d.html", "a/e.html"], False)
+def test_the_planner_asks_the_tree_about_each_path_once(
+    files: set[str], new: list[str], as_moves: bool
+) -> None:
+    """Each path is looked up at most once, and never below a path found absent or a file."""
+    base = {p: blob_sha(p.encode()) for p in files}
+    answer = _lookup_in(base)
+    asked: list[str] = []
+
+    def lookup(path: str) -> BaseNode | None:
+        asked.append(path)
+        return answer(path)
+
+    sources = sorted(base)[: len(new)] if as_moves else []
+    changes = ChangeSet(
+        writes=tuple(FileWrite(path=p, data=b"x") for p in new[len(sources) :]),
+        moves=tuple(FileMove(source=s, target=t) for s, t in zip(sources, new, strict=False)),
+    )
+    with contextlib.suppress(PathRefused):  # refusals must ask no more than acceptances
+        plan_tree_edits(changes, lookup)
+    assert len(set(asked)) == len(asked)
+    for path in asked:
+        parts = path.split("/")
+        above = ["/".join(parts[:end]) for end in range(1, len(parts))]
+        assert all(answer(a) == BaseNode(kind="tree") for a in above)
 
 
 def test_the_planner_reports_each_edit_once_by_path() -> None:

@@ -18,6 +18,7 @@ from memhtml.ports.health import DanglingLink, InboxDepths
 from memhtml.ports.index_census import IndexCounts
 from memhtml.ports.indexer import BackfillReport
 from memhtml.ports.lister import ListedMemory, ListPage
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 from memhtml.ports.retrieval import (
     ArchivedLookup,
     RecallRequest,
@@ -173,6 +174,8 @@ class BackfillIndex(FakeIndex):
         """As configured."""
         return self.bound
 
-    def backfill(self, *, dry_run: bool = False) -> BackfillReport:
+    def backfill(
+        self, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> BackfillReport:
         """The configured report."""
         return self.report

@@ -30,6 +30,7 @@ from memhtml.ports.indexer import (
     UpdateReport,
     VectorCoverage,
 )
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 from memhtml.ports.recorder import SessionLink
 from tests.fakes.git import FakeGit
 
@@ -71,8 +72,10 @@ class FakeIndex:
         """No embedder: a lexical-only fake."""
         return False
 
-    def rebuild(self, *, embed: bool, force: bool = False) -> RebuildReport:
-        """Project HEAD from scratch."""
+    def rebuild(
+        self, *, embed: bool, force: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> RebuildReport:
+        """Project HEAD from scratch; reports no progress."""
         self.rows = {}
         self._project()
         return RebuildReport(
@@ -84,8 +87,8 @@ class FakeIndex:
             embeddings_written=0,
         )
 
-    def update(self, *, embed: bool) -> UpdateReport:
-        """Refuse as the real indexer does, or fail as told, or project HEAD."""
+    def update(self, *, embed: bool, progress: ProgressSink = NO_PROGRESS) -> UpdateReport:
+        """Refuse as the real indexer does, or fail as told, or project HEAD (no progress)."""
         self.updates += 1
         failure = self.update_failures.get(self.updates)
         if failure is not None:
@@ -102,7 +105,9 @@ class FakeIndex:
         """Nothing to embed."""
         return 0
 
-    def backfill(self, *, dry_run: bool = False) -> BackfillReport:
+    def backfill(
+        self, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> BackfillReport:
         """Nothing to embed."""
         return BackfillReport(
             head_sha=self.head_sha,

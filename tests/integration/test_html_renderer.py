@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.html.content_hash import content_hash_of
 from memhtml.adapters.html.parser import parse_memory
-from memhtml.adapters.html.renderer import render_memory
+from memhtml.adapters.html.renderer import render_memory, render_parsed
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.model import (
     EntityRef,
@@ -22,7 +22,7 @@ from memhtml.domain.model import (
     collapse_whitespace,
     split_entity_ref,
 )
-from tests.strategies import format_render_kwargs
+from tests.strategies import format_html_ish, format_render_kwargs
 
 WRITE_EXAMPLE = RenderInputs(
     title="Invoice export runs at 03:30 UTC",
@@ -296,3 +296,53 @@ def test_re_indenting_the_rendered_article_keeps_the_hash(
         article = article.replace(line_start, indent + line_start[1:])
     pretty = html[:start] + article + html[end:]
     assert parse_memory(html).content_hash == parse_memory(pretty).content_hash
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(format_render_kwargs())
+def test_the_rendered_document_is_a_fresh_parse(kwargs: dict[str, Any]) -> None:
+    """``render_parsed`` hands back exactly what parsing its text gives, and that text."""
+    inputs = _inputs(dict(kwargs))
+    rendered = render_parsed(inputs)
+    assert render_memory(inputs) == rendered.text
+    assert parse_memory(rendered.text) == rendered.doc
+
+
+_BARE_KWARGS: dict[str, Any] = {
+    "title": "t",
+    "memory_type": "semantic",
+    "created_at": "2026-01-01",
+    "updated_at": "2026-01-01",
+    "claim": "",
+    "paragraphs": [],
+}
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, max_examples=300)
+@given(format_render_kwargs(), format_html_ish)
+@example(
+    _BARE_KWARGS,
+    '<svg></svg><p><code data-lang="!">x</code></p><foo></foo><data value="1e3">x</data>',
+)
+@example(
+    _BARE_KWARGS,
+    '</article></body></html><meta name="memhtml-content-hash" content="sha256:'
+    + "0" * 64
+    + '"><p>',
+)
+def test_a_caller_article_renders_to_its_fresh_parse_or_refuses(
+    kwargs: dict[str, Any], soup: str
+) -> None:
+    """With any article markup (warnings included), the handed-back document is the parse."""
+    inputs = attrs.evolve(
+        _inputs(dict(kwargs)),
+        claim="",
+        body=(),
+        event_at=None,
+        article_html="<p><mark>claim</mark></p>" + soup,
+    )
+    try:
+        rendered = render_parsed(inputs)
+    except (InvalidMemory, InvalidInput):
+        return  # refused whole; most soups are accepted, a sixth of them with warnings
+    assert parse_memory(rendered.text) == rendered.doc

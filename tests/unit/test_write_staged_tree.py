@@ -141,3 +141,60 @@ def test_change_set_lands_exactly_the_staged_state(
     if changes != ChangeSet():
         git.commit(changes, "staged", expected_head=tree.head)
     assert model == _tree_files(git)
+
+
+_SEGMENTS = st.sampled_from(["a", "b", "c.html"])
+_PATHS = st.lists(_SEGMENTS, min_size=1, max_size=3).map("/".join)
+_STEPS = st.lists(st.tuples(st.sampled_from(["write", "move"]), _PATHS, _PATHS), max_size=8)
+
+
+def _is_free_by_definition(
+    base: set[str], dirty: set[str], staged: dict[str, bool], path: str
+) -> bool:
+    """``is_free`` spelt out by scanning every path, as it was before folders were counted.
+
+    ``staged`` says, per touched path, whether a file is staged there (False: moved away).
+    """
+
+    def exists(p: str) -> bool:
+        return staged.get(p, p in base)
+
+    ancestors = ["/".join(path.split("/")[:end]) for end in range(1, path.count("/") + 1)]
+    occupied = [p for p, present in staged.items() if present] + sorted(dirty)
+    base_dirs = {"/".join(p.split("/")[:end]) for p in base for end in range(1, p.count("/") + 1)}
+    return not (
+        exists(path)
+        or path in dirty
+        or path in base_dirs
+        or any(p.startswith(path + "/") for p in occupied)
+        or any(exists(a) or a in dirty for a in ancestors)
+    )
+
+
+@given(
+    st.sets(_PATHS, max_size=3), st.sets(_PATHS, max_size=2), _STEPS, st.lists(_PATHS, max_size=6)
+)
+@example({"a/b"}, set(), [("move", "a/b", "c.html/a"), ("write", "a/b", "a/b")], ["c.html", "a"])
+@example(set(), set(), [("write", "a/b", "x"), ("move", "a/b", "c.html")], ["a"])
+@example(set(), set(), [("write", "a/b", "x"), ("write", "a/b", "y"), ("move", "a/b", "c")], ["a"])
+def test_occupancy_agrees_with_its_definition_after_any_staging(
+    base: set[str], dirty: set[str], steps: list[tuple[str, str, str]], probes: list[str]
+) -> None:
+    """Counting staged folders answers ``is_free`` as scanning every staged path would."""
+    files = {p: p.encode() for p in base if not any(o.startswith(p + "/") for o in base)}
+    tree = StagedTree(
+        head=None,
+        base={p: f"{i:040x}" for i, p in enumerate(files)},
+        dirty=frozenset(dirty),
+        read_blob=lambda sha: b"",
+    )
+    staged: dict[str, bool] = {}
+    for kind, first, second in steps:
+        if kind == "write":
+            tree.write(first, second.encode())
+            staged[first] = True
+        elif tree.exists(first) and first != second:
+            tree.move(first, second, b"moved")
+            staged.update({first: False, second: True})
+    for path in [*probes, *files, *dirty, *staged]:
+        assert _is_free_by_definition(set(files), dirty, staged, path) == tree.is_free(path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -9,16 +11,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.html import parse_memory, render_memory
-from memhtml.app.use_cases.write import WriteResult, rendered_hash, write_memory
+from memhtml.adapters.html import parse_memory
+from memhtml.app.staged_tree import StagedTree
+from memhtml.app.use_cases.collaborators import ParseCache
+from memhtml.app.use_cases.write import WriteResult, stage_write, write_memory
 from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory
-from memhtml.domain.model import RenderInputs
+from memhtml.domain.model import MemoryDoc
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale, StorageFailure
 from memhtml.ports.git_writer import HeadMoved
+from memhtml.ports.indexer import UpdateReport
 from memhtml.ports.recorder import SessionLink
 from tests.fakes.git import FakeGit
-from tests.fakes.write_plane import FakeStore, RacingWriter, fake_store
+from tests.fakes.write_plane import START, FakeIndex, FakeStore, RacingWriter, fake_store
 from tests.strategies import awkward_text
 
 EXPORT = WriteRequest(
@@ -248,21 +253,60 @@ def test_retries_are_bounded() -> None:
 @settings(max_examples=40, deadline=None)
 @given(claim=awkward_text, body=st.lists(awkward_text, max_size=2))
 @example(claim='<meta name="memhtml-content-hash" content="sha256:' + "0" * 64 + '">', body=[])
-def test_the_stamped_hash_is_the_parsed_hash(claim: str, body: list[str]) -> None:
-    """Reading the renderer's hash line gives exactly what parsing the file computes."""
-    inputs = RenderInputs(
-        title="T",
-        memory_type="semantic",
-        created_at="2026-09-14T07:02:11Z",
-        updated_at="2026-09-14T07:02:11Z",
-        claim=claim,
-        body=tuple(body),
-    )
+def test_the_staged_document_is_a_fresh_parse_of_the_staged_bytes(
+    claim: str, body: list[str]
+) -> None:
+    """What a write stages beside its bytes for the indexer equals parsing those bytes."""
+    deps = fake_store().deps
+    tree = StagedTree(head=None, base={}, dirty=frozenset(), read_blob=lambda sha: b"")
+    request = _note("T", claim, body=tuple(body))
     try:
-        text = render_memory(inputs)
+        staged = stage_write(deps, tree, request, now=START, batch_hashes={})
     except (InvalidMemory, InvalidInput):
         return
-    assert parse_memory(text).content_hash == rendered_hash(text)
+    (write,) = tree.change_set().writes
+    assert {write.data: parse_memory(write.data)} == tree.documents()
+    assert parse_memory(write.data).content_hash == staged.content_hash
+
+
+class _CountingParser:
+    """``parse_memory`` that counts the files it really parses."""
+
+    def __init__(self) -> None:
+        self.parsed: list[bytes] = []
+
+    def __call__(self, data: bytes) -> MemoryDoc:
+        self.parsed.append(data)
+        return parse_memory(data)
+
+
+def _cached_store() -> tuple[FakeStore, _CountingParser, ParseCache]:
+    """A fake store whose index parses through a parse cache the write path feeds."""
+    store = fake_store()
+    parser = _CountingParser()
+    cache = ParseCache(parser)
+    index = FakeIndex(store.git, cache)
+    store.index = index
+    store.deps = attrs.evolve(store.deps, indexer=index, recorder=index, parsed=cache)
+    return store, parser, cache
+
+
+def test_the_index_update_after_a_write_reuses_the_rendered_document() -> None:
+    """The file a write commits is never parsed again by the update that follows."""
+    store, parser, cache = _cached_store()
+    result = write_memory(store.deps, EXPORT)
+    written = store.files()[result.path]
+    assert written not in parser.parsed
+    assert EXPORT_HASH == store.index.rows[result.path].content_hash
+    assert cache.recall(written) is None  # lent for that one update only
+
+
+def test_an_index_update_without_a_write_parses_afresh() -> None:
+    """Files nobody handed over are parsed by the wrapped parser."""
+    store, parser, _ = _cached_store()
+    result = write_memory(store.deps, EXPORT)
+    store.deps.indexer.rebuild(embed=False)
+    assert [store.files()[result.path]] == parser.parsed
 
 
 def test_a_failed_session_link_does_not_fail_the_write(store: FakeStore) -> None:
@@ -270,3 +314,31 @@ def test_a_failed_session_link_does_not_fail_the_write(store: FakeStore) -> None
     store.index.link_failure = StorageFailure("record session links")
     result = write_memory(store.deps, _note("Note", "A fact.", session_id="s"))
     assert (True, []) == (result.created, store.index.links)
+
+
+def test_a_write_holds_the_write_lock_from_preflight_to_commit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Preflight update, plan and commit run under the lock; the post-commit update after it."""
+    store = fake_store()
+    events: list[str] = []
+    update, commit = store.deps.indexer.update, store.deps.writer.commit
+
+    @contextlib.contextmanager
+    def write_lock() -> Iterator[None]:
+        events.append("lock")
+        yield
+        events.append("unlock")
+
+    def recorded_update(**kwargs: Any) -> UpdateReport:
+        events.append("update")
+        return update(**kwargs)
+
+    def recorded_commit(*args: Any, **kwargs: Any) -> str:
+        events.append("commit")
+        return commit(*args, **kwargs)
+
+    monkeypatch.setattr(store.deps.indexer, "update", recorded_update)
+    monkeypatch.setattr(store.deps.writer, "commit", recorded_commit)
+    write_memory(attrs.evolve(store.deps, write_lock=write_lock), EXPORT)
+    assert ["lock", "update", "commit", "unlock", "update"] == events

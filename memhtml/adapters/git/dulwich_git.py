@@ -28,9 +28,9 @@ from memhtml.adapters.git.repository import (
     decode_path,
     head_commit,
     is_file_mode,
-    lookup_tree_path,
     open_repository,
     require_worktree,
+    tree_path_lookup,
     working_path,
 )
 from memhtml.adapters.git.status import working_tree_status
@@ -132,9 +132,11 @@ def _blobs_under(
     roots: list[tuple[bytes, int, ObjectID]] = []
     if not prefixes:
         roots.append((b"", stat.S_IFDIR, tree_id))
+    # One lookup for every prefix: an update after a 500-file batch asks for each new file.
+    lookup = tree_path_lookup(repo, tree_id)
     for prefix in prefixes:
         clean = check_repo_path(prefix.rstrip("/"), LIST_TREE_OPERATION)
-        found = lookup_tree_path(repo, tree_id, clean)
+        found = lookup(clean)
         if found is not None:
             roots.append((clean.encode("utf-8"), *found))
     for base, mode, sha in roots:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -31,9 +31,9 @@ from memhtml.adapters.git.repository import (
     commit_tree_or_empty,
     head_commit,
     is_file_mode,
-    lookup_tree_path,
     open_repository,
     require_worktree,
+    tree_path_lookup,
     working_path,
 )
 from memhtml.adapters.git.working_tree import apply_change_set
@@ -130,7 +130,8 @@ class DulwichGitWriter:
                 if found != expected_head:
                     raise HeadMoved(expected_head, found)
                 base_tree = commit_tree_or_empty(repo, expected_head)
-                edits = plan_tree_edits(changes, lambda path: _base_node(repo, base_tree, path))
+                in_base = tree_path_lookup(repo, base_tree)
+                edits = plan_tree_edits(changes, lambda path: _base_node(in_base, path))
                 missing = _missing_move_sources(repo, root, changes, edits)
                 commit = self._make_commit(repo, base_tree, actual, changes, edits, message)
                 _swap_head(repo, expected_head, actual, commit)
@@ -219,8 +220,8 @@ def _check_working_paths(root: Path, changes: ChangeSet) -> None:
             raise PathRefused(COMMIT_OPERATION, write.path, REFUSED_OCCUPIED)
 
 
-def _base_node(repo: Repo, tree_id: ObjectID | None, path: str) -> BaseNode | None:
-    found = lookup_tree_path(repo, tree_id, path)
+def _base_node(lookup: Callable[[str], tuple[int, ObjectID] | None], path: str) -> BaseNode | None:
+    found = lookup(path)
     if found is None:
         return None
     mode, sha = found

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
 from dulwich.errors import NotTreeError
-from dulwich.objects import Commit, ObjectID, SubmoduleEncountered, Tree
+from dulwich.objects import Commit, ObjectID, ShaFile, SubmoduleEncountered, Tree
 from dulwich.objectspec import parse_commit
 from dulwich.refs import HEADREF
 from dulwich.repo import Repo
@@ -76,19 +76,36 @@ def decode_path(raw: bytes) -> str | None:
         return None
 
 
-def lookup_tree_path(
-    repo: Repo, tree_id: ObjectID | None, path: str
-) -> tuple[int, ObjectID] | None:
-    """The mode and sha at ``path`` of a tree, ``None`` when absent or below a non-directory."""
-    if tree_id is None:
-        return None
-    tree = repo[tree_id]
-    if not isinstance(tree, Tree):
-        raise NotTreeError(tree_id)
-    try:
-        return tree.lookup_path(repo.__getitem__, path.encode("utf-8"))
-    except (KeyError, NotTreeError, SubmoduleEncountered):
-        return None
+def tree_path_lookup(
+    repo: Repo, tree_id: ObjectID | None
+) -> Callable[[str], tuple[int, ObjectID] | None]:
+    """Looks up paths of one tree: the mode and sha at a path, ``None`` when absent or below a
+    non-directory. Each tree object is read once, however many paths are asked.
+
+    Every lookup walks from the root tree, and a loose tree object is a file to open and
+    inflate: 500 paths under one folder read the same two or three trees 500 times each.
+    The objects are kept for the life of the returned function, so make one per operation.
+    """
+    objects: dict[ObjectID, ShaFile] = {}
+
+    def read(sha: ObjectID) -> ShaFile:
+        found = objects.get(sha)
+        if found is None:
+            found = objects[sha] = repo[sha]
+        return found
+
+    def lookup(path: str) -> tuple[int, ObjectID] | None:
+        if tree_id is None:
+            return None
+        tree = read(tree_id)
+        if not isinstance(tree, Tree):
+            raise NotTreeError(tree_id)
+        try:
+            return tree.lookup_path(read, path.encode("utf-8"))
+        except (KeyError, NotTreeError, SubmoduleEncountered):
+            return None
+
+    return lookup
 
 
 def require_worktree(repo: Repo, operation: str) -> None:

@@ -2,14 +2,20 @@
 
 ``parse_memory`` turns a file into a ``MemoryDoc`` or raises ``InvalidMemory`` with every
 violation; ``render_memory`` writes the canonical file for ``RenderInputs``; ``set_meta``,
-``add_link`` and ``mark_archived`` edit the head of an existing file one line at a time;
-``content_hash_of`` hashes an article (FORMAT.md §7).
+``add_link``, ``retarget_link``, ``drop_link`` and ``mark_archived`` edit the head of an
+existing file one line at a time; ``content_hash_of`` hashes an article (FORMAT.md §7).
 """
 
 from __future__ import annotations
 
 from memhtml.adapters.html.content_hash import content_hash_of
-from memhtml.adapters.html.head_edit import add_link, mark_archived, set_meta
+from memhtml.adapters.html.head_edit import (
+    add_link,
+    drop_link,
+    mark_archived,
+    retarget_link,
+    set_meta,
+)
 from memhtml.adapters.html.parser import parse_memory
 from memhtml.adapters.html.renderer import format_confidence, render_memory
 from memhtml.adapters.html.tree import (
@@ -26,9 +32,11 @@ __all__ = [
     "MAX_NESTING_DEPTH",
     "add_link",
     "content_hash_of",
+    "drop_link",
     "format_confidence",
     "mark_archived",
     "parse_memory",
     "render_memory",
+    "retarget_link",
     "set_meta",
 ]

@@ -1,4 +1,5 @@
-"""Surgical edits to the head of an existing file: set a meta, add a link, mark archived.
+"""Surgical edits to the head of an existing file: set a meta, add, retarget or drop a link,
+mark archived.
 
 An edit rewrites or inserts one element and leaves every other byte alone, so a git diff of an
 archive move or a new edge shows exactly one changed line, hand-written formatting survives,
@@ -12,7 +13,7 @@ would rewrite the whole file in the parser's own style.
 from __future__ import annotations
 
 import re
-from html import unescape
+from html import escape, unescape
 from typing import Final, NamedTuple
 
 from memhtml.adapters.html import meta_names as m
@@ -203,3 +204,86 @@ def mark_archived(html: str, at: str) -> str:
     html = set_meta(html, m.STATUS, ARCHIVED_STATUS)
     html = set_meta(html, m.UPDATED, at)
     return set_meta(html, m.ARCHIVED, at)
+
+
+def _links_to(tags: list[_Tag], rel: str, target: str) -> list[_Tag]:
+    """The head's ``<link>`` elements stating edge (``rel``, ``target``), in document order."""
+    token = rel_to_token(rel)
+    return [
+        tag
+        for tag in tags
+        if tag.name == "link"
+        and tag.attributes.get("rel", "").strip(ASCII_WHITESPACE) == token
+        and link_target_of(tag.attributes.get("href", "").strip(ASCII_WHITESPACE)) == target
+    ]
+
+
+def _checked_edge(rel: str, target: str) -> str:
+    if rel not in ALL_RELS:
+        raise InvalidInput(f"{rel!r} is not a relation")
+    path = target.lstrip("/")
+    if link_target_of("/" + path) != path:
+        raise InvalidInput("link target must be a repo path with no empty, . or .. segment")
+    return path
+
+
+def _without(html: str, tags: list[_Tag]) -> str:
+    """``html`` with each tag cut out; a tag alone on its line takes the line with it."""
+    for tag in sorted(tags, key=lambda t: t.start, reverse=True):
+        start, end = tag.start, tag.end
+        line_start = html.rfind("\n", 0, start) + 1
+        line_end = html.find("\n", end)
+        line_end = len(html) if line_end == -1 else line_end + 1
+        before, after = html[line_start:start], html[end:line_end]
+        if not before.strip(ASCII_WHITESPACE) and not after.strip(ASCII_WHITESPACE):
+            start, end = line_start, line_end
+        html = html[:start] + html[end:]
+    return html
+
+
+def drop_link(html: str, rel: str, target: str) -> str:
+    """Remove every head ``<link>`` stating edge (``rel``, ``target``); the rest is untouched.
+
+    Returns:
+        The edited text, or ``html`` unchanged when no such link is there.
+
+    Raises:
+        InvalidInput: ``rel`` is not a relation or ``target`` is not a valid repo path.
+    """
+    path = _checked_edge(rel, target)
+    return _without(html, _links_to(_head_tags(html), rel, path))
+
+
+def retarget_link(html: str, rel: str, target: str, new_target: str) -> str:
+    """Point the head's (``rel``, ``target``) link at ``new_target`` instead.
+
+    Only the first such link's ``href`` attribute is rewritten (its other attributes and its
+    place stay); repeats of the edge go, and so does the link itself when the file already
+    states (``rel``, ``new_target``), because a second copy of an edge is no edge of its own.
+
+    Returns:
+        The edited text, or ``html`` unchanged when no (``rel``, ``target``) link is there.
+
+    Raises:
+        InvalidInput: ``rel`` is not a relation, or a target is not a valid repo path.
+    """
+    path = _checked_edge(rel, target)
+    new_path = _checked_edge(rel, new_target)
+    tags = _head_tags(html)
+    found = _links_to(tags, rel, path)
+    if not found or path == new_path:
+        return html
+    if _links_to(tags, rel, new_path):
+        return _without(html, found)
+    first, repeats = found[0], found[1:]
+    html = _without(html, repeats)  # all after `first`, so its offsets still hold
+    element = _TAG.match(html, first.start)
+    if element is None:  # cannot happen: the scanner matched this tag at this offset
+        raise AssertionError("head scan and tag pattern disagree")
+    for attribute in _ATTRIBUTE.finditer(element[3]):
+        if attribute[1].lower() == "href":
+            href = f'href="{escape("/" + new_path)}"'
+            start = element.start(3) + attribute.start()
+            end = element.start(3) + attribute.end()
+            return html[:start] + href + html[end:]
+    raise AssertionError("a link matched by its href has an href")

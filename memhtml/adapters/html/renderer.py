@@ -4,6 +4,8 @@ Canonical means: the same inputs always give the same bytes, one element per lin
 the §2 emission order, links in authored order, every value HTML-escaped. The renderer then
 parses its own output, so it refuses with the same ``InvalidMemory`` a reader would raise, and
 stamps the content hash the reader computes, so the stated and computed hashes always agree.
+That one parse is also handed back (``render_parsed``), so a writer never parses its own file
+again: html5lib is most of the cost of a write.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 from html import escape
 from typing import Final
 
+import attrs
+
 from memhtml.adapters.html import meta_names as m
 from memhtml.adapters.html.article import LANG_TOKEN
 from memhtml.adapters.html.parser import parse_memory
@@ -21,6 +25,7 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.domain.model import (
     ACTIVE_STATUS,
     ASCII_WHITESPACE,
+    MemoryDoc,
     RenderInputs,
     collapse_whitespace,
     split_entity_ref,
@@ -47,15 +52,33 @@ def format_confidence(confidence: float) -> str:
     return f"{confidence:.{CONFIDENCE_DECIMALS}f}"
 
 
+@attrs.frozen(kw_only=True)
+class RenderedMemory:
+    """A rendered file and the document a reader parses from it.
+
+    Attributes:
+        text: The canonical file text, content hash stamped.
+        doc: Equal to ``parse_memory(text)``, obtained without parsing ``text`` again.
+    """
+
+    text: str
+    doc: MemoryDoc
+
+
 def render_memory(inputs: RenderInputs) -> str:
-    """Render a canonical memory file, content hash included.
+    """Render a canonical memory file, content hash included (see ``render_parsed``)."""
+    return render_parsed(inputs).text
+
+
+def render_parsed(inputs: RenderInputs) -> RenderedMemory:
+    """Render a canonical memory file, content hash included, with its parsed document.
 
     Args:
         inputs: The write inputs. Title, claim and paragraphs have whitespace runs collapsed;
             tags, entities and aliases are trimmed, blanks and repeats dropped.
 
     Returns:
-        The file text, ending with a newline.
+        The file text, ending with a newline, and the document ``parse_memory`` reads from it.
 
     Raises:
         InvalidInput: a value the format cannot carry (confidence outside [0, 1], importance
@@ -67,7 +90,13 @@ def render_memory(inputs: RenderInputs) -> str:
     _check_inputs(inputs)
     draft = _render(inputs, content_hash=None)
     doc = parse_memory(draft)
-    return _render(inputs, content_hash=doc.content_hash)
+    # The final file differs from the draft by one well-formed head meta, the hash the article
+    # already has, so a reader sees the draft's document with that stated hash: findings do
+    # not depend on it and keep their relative order. A property test pins the equality.
+    return RenderedMemory(
+        text=_render(inputs, content_hash=doc.content_hash),
+        doc=attrs.evolve(doc, stated_content_hash=doc.content_hash),
+    )
 
 
 def _check_inputs(inputs: RenderInputs) -> None:

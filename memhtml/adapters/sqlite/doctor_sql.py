@@ -1,4 +1,5 @@
-"""The :class:`memhtml.ports.health.HealthProbe` port over ``index.db`` and ``state.db``."""
+"""The :class:`memhtml.ports.health.HealthProbe` and ``OrphanPruner`` ports over ``index.db`` and
+``state.db``."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ ORPHAN_SQL: Final = (
     "WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = s.path) ORDER BY s.path"
 )
 
+PRUNE_ORPHANS_SQL: Final = (
+    "DELETE FROM state.access "
+    "WHERE NOT EXISTS (SELECT 1 FROM main.files f WHERE f.path = state.access.path) "
+    "RETURNING path"
+)
+
 # substr rather than LIKE: LIKE folds ASCII case and treats `_` as a wildcard.
 INBOX_SQL: Final = (
     "SELECT coalesce(sum(memory_type <> 'task'), 0), coalesce(sum(memory_type = 'task'), 0) "
@@ -32,7 +39,7 @@ INBOX_SQL: Final = (
 
 
 class SqliteHealthProbe:
-    """The doctor's index-side checks over one connection."""
+    """The doctor's index-side checks over one connection, and its orphan-row repair."""
 
     def __init__(self, db: Database) -> None:
         """Probe ``db`` (its state plane when attached)."""
@@ -57,6 +64,13 @@ class SqliteHealthProbe:
             return ()
         rows = self._db.all(ORPHAN_SQL, operation="find orphan access rows")
         return tuple(str(row[0]) for row in rows)
+
+    def prune_orphan_access_rows(self) -> tuple[str, ...]:
+        """Delete state rows the index does not hold, in one statement; their paths, sorted."""
+        if not self._db.has_state:
+            return ()
+        rows = self._db.all(PRUNE_ORPHANS_SQL, operation="prune orphan access rows")
+        return tuple(sorted(str(row[0]) for row in rows))
 
     def inbox_depths(self) -> InboxDepths:
         """Active memories and tasks under ``areas/inbox/``."""

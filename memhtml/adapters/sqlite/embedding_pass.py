@@ -18,6 +18,7 @@ from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.ports.embedder import Embedder
 from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.indexer import VectorCoverage
+from memhtml.ports.progress import NO_PROGRESS, PHASE_EMBEDDING, ProgressSink
 
 EMBED_PERSIST_SLICE: Final = 960
 """Pending chunks embedded, then stored, per step of a pass. Injectable for tests."""
@@ -83,11 +84,13 @@ def embed_pending(
     *,
     slice_size: int,
     now: Callable[[], str],
+    progress: ProgressSink = NO_PROGRESS,
 ) -> EmbedOutcome:
     """Embed ``pending`` slice by slice, storing each slice before embedding the next.
 
     A slice is stored in transactions of at most ``WRITE_BATCH_SIZE`` statements (SCHEMA §1),
-    all of them before the next slice is embedded.
+    all of them before the next slice is embedded. ``progress`` hears of the embedding phase
+    (units: chunks), advanced once per stored slice, and finished however the pass ends.
 
     Returns:
         The vectors written, and the failure reason when the model stopped the pass (a
@@ -99,6 +102,23 @@ def embed_pending(
     """
     if slice_size < 1:
         raise ValueError("slice_size must be at least 1")
+    if not pending:
+        return EmbedOutcome()
+    progress.start(PHASE_EMBEDDING, len(pending))
+    try:
+        return _embed_slices(db, embedder, pending, slice_size, now, progress)
+    finally:
+        progress.finish()
+
+
+def _embed_slices(
+    db: Database,
+    embedder: Embedder,
+    pending: Sequence[tuple[str, str]],
+    slice_size: int,
+    now: Callable[[], str],
+    progress: ProgressSink,
+) -> EmbedOutcome:
     written = 0
     for start in range(0, len(pending), slice_size):
         part = pending[start : start + slice_size]
@@ -109,6 +129,7 @@ def embed_pending(
         for batch in range(0, len(writes), WRITE_BATCH_SIZE):
             db.write_all(writes[batch : batch + WRITE_BATCH_SIZE], operation="store vectors")
         written += len(writes)
+        progress.advance(len(writes))
     return EmbedOutcome(written=written)
 
 

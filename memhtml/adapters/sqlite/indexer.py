@@ -36,6 +36,7 @@ from memhtml.ports.indexer import (
     VectorCoverage,
 )
 from memhtml.ports.memory_parser import MemoryParser
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 # `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
 BECAUSE_FLAG: Final = "embedding was turned off for this rebuild"
@@ -106,7 +107,9 @@ class SqliteIndexer:
         """See ``Indexer.embedder_bound``."""
         return self._context.embedder is not None
 
-    def rebuild(self, *, embed: bool, force: bool = False) -> RebuildReport:
+    def rebuild(
+        self, *, embed: bool, force: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> RebuildReport:
         """See ``Indexer.rebuild``."""
         context = self._context
         writes_vectors = embed and context.embedder is not None
@@ -117,16 +120,18 @@ class SqliteIndexer:
             if held and not force:
                 because = BECAUSE_FLAG if not embed else BECAUSE_NO_EMBEDDER
                 raise RebuildNoEmbedRefused(held, context.model, because)
-        return run_rebuild(context, embed=writes_vectors)
+        return run_rebuild(context, embed=writes_vectors, progress=progress)
 
-    def update(self, *, embed: bool) -> UpdateReport:
+    def update(self, *, embed: bool, progress: ProgressSink = NO_PROGRESS) -> UpdateReport:
         """See ``Indexer.update``."""
         context = self._context
         state = read_index_state(context.db)
         if state is None:
             # Never indexed: any vectors present belong to no recorded space, and the stash
             # keeps those in the configured one, so nothing here needs the refusal guard.
-            rebuilt = run_rebuild(context, embed=embed and context.embedder is not None)
+            rebuilt = run_rebuild(
+                context, embed=embed and context.embedder is not None, progress=progress
+            )
             return UpdateReport(
                 head_sha=rebuilt.head_sha,
                 rebuilt=True,
@@ -138,7 +143,7 @@ class SqliteIndexer:
         if state.head_sha is None:
             raise IndexStale(STALE_REASON)
         self._check_space(state)
-        report, chunk_ids = run_update(context, state)
+        report, chunk_ids = run_update(context, state, progress)
         if not (embed and context.embedder is not None and chunk_ids):
             return report
         outcome = embed_pending(
@@ -147,6 +152,7 @@ class SqliteIndexer:
             pending_chunks(context.db, context.model, chunk_ids),
             slice_size=context.persist_slice,
             now=context.now,
+            progress=progress,
         )
         return attrs.evolve(
             report, embeddings_written=outcome.written, model_failure=outcome.failure
@@ -167,7 +173,9 @@ class SqliteIndexer:
             now=context.now,
         ).written
 
-    def backfill(self, *, dry_run: bool = False) -> BackfillReport:
+    def backfill(
+        self, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> BackfillReport:
         """See ``Indexer.backfill``."""
         context = self._context
         state = read_index_state(context.db)
@@ -180,6 +188,7 @@ class SqliteIndexer:
                 pending_chunks(context.db, context.model),
                 slice_size=context.persist_slice,
                 now=context.now,
+                progress=progress,
             )
             written, failure = outcome.written, outcome.failure
         coverage = self.vector_coverage()

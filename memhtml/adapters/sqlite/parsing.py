@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final
+from typing import Final, Protocol, runtime_checkable
 
 import attrs
 
@@ -21,6 +21,7 @@ from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import MemoryDoc
 from memhtml.ports.indexer import SkippedFile
 from memhtml.ports.memory_parser import MemoryParser
+from memhtml.ports.progress import NO_PROGRESS, PHASE_PARSING, ProgressSink
 
 # A parser that raises anything but InvalidMemory has a bug, but that bug must not make every
 # read fail: `update` runs before each read (DECISIONS 20), so the file is skipped and named.
@@ -78,27 +79,66 @@ class ParseSettings:
             raise ValueError("workers must be at least 1 and pool_min_files not negative")
 
 
+@runtime_checkable
+class RecallingParser(MemoryParser, Protocol):
+    """A parser that may already hold the document of some bytes (the write path's cache)."""
+
+    def recall(self, data: bytes) -> MemoryDoc | None:
+        """The document parsing ``data`` gives, if known without parsing; else ``None``."""
+        ...
+
+
 def parse_files(
-    files: Sequence[SourceFile], parser: MemoryParser, settings: ParseSettings
+    files: Sequence[SourceFile],
+    parser: MemoryParser,
+    settings: ParseSettings,
+    progress: ProgressSink = NO_PROGRESS,
 ) -> list[ParsedFile | SkippedFile]:
     """Parse every file, in input order; a file that fails becomes a ``SkippedFile``.
 
     The pool runs only when it can help: more than one worker, at least ``pool_min_files``
     files, Linux (where fork is the safe default), and a parser that pickles (a module-level
     function does; a lambda does not). A pool that breaks falls back to parsing here.
+    ``progress`` hears of the parsing phase: per file here, per batch from the pool.
+    A ``RecallingParser``'s known documents are taken first and never reach the pool.
     """
+    known = _recalled(files, parser)
+    if known:
+        unknown = [file for i, file in enumerate(files) if i not in known]
+        rest = iter(parse_files(unknown, parser, settings, progress))
+        return [known[i] if i in known else next(rest) for i in range(len(files))]
     datas = [file.data for file in files]
+    if not datas:
+        return []
     outcomes: list[MemoryDoc | tuple[str, ...]] | None = None
+    progress.start(PHASE_PARSING, len(datas))
     if _use_pool(len(datas), parser, settings):
         try:
-            outcomes = _parse_on_pool(datas, parser, settings.workers)
+            outcomes = _parse_on_pool(datas, parser, settings.workers, progress)
         except (BrokenProcessPool, OSError):
             # A worker killed (out of memory) or a fork refused: parse here instead, because
             # a rebuild that fails for want of a second core helps nobody.
             outcomes = None
+            progress.start(PHASE_PARSING, len(datas))
     if outcomes is None:
-        outcomes = parse_batch(parser, datas)
+        outcomes = []
+        for data in datas:
+            outcomes.append(_parse_one(parser, data))
+            progress.advance()
+    progress.finish()
     return [_result(file, outcome) for file, outcome in zip(files, outcomes, strict=True)]
+
+
+def _recalled(files: Sequence[SourceFile], parser: MemoryParser) -> dict[int, ParsedFile]:
+    """The files whose documents ``parser`` already holds, by their position in ``files``."""
+    if not isinstance(parser, RecallingParser):
+        return {}
+    found = ((i, file, parser.recall(file.data)) for i, file in enumerate(files))
+    return {
+        i: ParsedFile(path=file.path, blob_sha=file.blob_sha, doc=doc)
+        for i, file, doc in found
+        if doc is not None
+    }
 
 
 def parse_batch(parser: MemoryParser, datas: Sequence[bytes]) -> list[MemoryDoc | tuple[str, ...]]:
@@ -128,14 +168,19 @@ def _use_pool(count: int, parser: MemoryParser, settings: ParseSettings) -> bool
 
 
 def _parse_on_pool(
-    datas: list[bytes], parser: MemoryParser, workers: int
+    datas: list[bytes], parser: MemoryParser, workers: int, progress: ProgressSink
 ) -> list[MemoryDoc | tuple[str, ...]]:
     size = max(1, -(-len(datas) // (workers * BATCHES_PER_WORKER)))
     batches = [datas[start : start + size] for start in range(0, len(datas), size)]
     context = multiprocessing.get_context(POOL_START_METHOD)
+    outcomes: list[MemoryDoc | tuple[str, ...]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        parsed = pool.map(parse_batch, [parser] * len(batches), batches)
-        return [outcome for batch in parsed for outcome in batch]
+        # `map` yields in submission order as batches complete, so the bar moves during the
+        # parse rather than jumping at its end.
+        for batch in pool.map(parse_batch, [parser] * len(batches), batches):
+            outcomes.extend(batch)
+            progress.advance(len(batch))
+    return outcomes
 
 
 def _result(file: SourceFile, outcome: MemoryDoc | tuple[str, ...]) -> ParsedFile | SkippedFile:

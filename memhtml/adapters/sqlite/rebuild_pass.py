@@ -8,7 +8,7 @@ index with rows missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 import attrs
@@ -23,6 +23,7 @@ from memhtml.adapters.sqlite.schema import MEMORY_TABLES
 from memhtml.domain.paths import is_archived_path, is_indexable_path
 from memhtml.domain.vocabulary import PARA_BUCKETS, TASK_TYPE
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, RebuildReport, SkippedFile
+from memhtml.ports.progress import NO_PROGRESS, PHASE_PROJECTING, ProgressSink
 
 # The buckets a rebuild lists, so `.memhtml/` and the repository's own docs are never read.
 TREE_PREFIXES: Final = PARA_BUCKETS
@@ -43,11 +44,12 @@ class TreeSnapshot:
     skipped: tuple[SkippedFile, ...]
 
 
-def read_tree(context: IndexContext) -> TreeSnapshot:
+def read_tree(context: IndexContext, progress: ProgressSink = NO_PROGRESS) -> TreeSnapshot:
     """List HEAD's memory files, read their blobs in one batch and parse them.
 
     An unborn HEAD is an empty tree. Files that fail to parse, and active non-task files whose
-    content another such file (earlier in path order) already holds, are skipped.
+    content another such file (earlier in path order) already holds, are skipped. ``progress``
+    hears of the parsing phase.
     """
     head = context.git.head()
     entries = () if head is None else context.git.list_tree(head, TREE_PREFIXES)
@@ -56,7 +58,7 @@ def read_tree(context: IndexContext) -> TreeSnapshot:
     sources = [
         SourceFile(path=e.path, blob_sha=e.blob_sha, data=blobs[e.blob_sha]) for e in entries
     ]
-    outcomes = parse_files(sources, context.parser, context.parse)
+    outcomes = parse_files(sources, context.parser, context.parse, progress)
     parsed = [outcome for outcome in outcomes if isinstance(outcome, ParsedFile)]
     skipped = [outcome for outcome in outcomes if isinstance(outcome, SkippedFile)]
     kept, duplicates = split_duplicates(parsed)
@@ -130,18 +132,23 @@ def restore_stashed_vectors(db: Database, model: str) -> int:
     return 0 if row is None else int(row[0] or 0)
 
 
-def run_rebuild(context: IndexContext, *, embed: bool) -> RebuildReport:
-    """Rebuild the index from the tree at HEAD (guards already passed; see ``SqliteIndexer``)."""
-    snapshot = read_tree(context)
+def run_rebuild(
+    context: IndexContext, *, embed: bool, progress: ProgressSink = NO_PROGRESS
+) -> RebuildReport:
+    """Rebuild the index from the tree at HEAD (guards already passed; see ``SqliteIndexer``).
+
+    ``progress`` hears of the parsing, projecting and embedding phases, in that order.
+    """
+    snapshot = read_tree(context, progress)
     db = context.db
     db.write_all(truncate_writes(context), operation="truncate for rebuild")
     indexed_at = context.now()
-    projections = (
-        project_file(path=f.path, blob_sha=f.blob_sha, doc=f.doc, indexed_at=indexed_at).writes
-        for f in snapshot.parsed
-    )
-    for batch in write_batches(projections):
+    if snapshot.parsed:
+        progress.start(PHASE_PROJECTING, len(snapshot.parsed))
+    for batch in write_batches(_projections(snapshot.parsed, indexed_at, progress)):
         db.write_all(batch, operation="project files")
+    if snapshot.parsed:
+        progress.finish()
     preserved = restore_stashed_vectors(db, context.model)
     outcome = EmbedOutcome()
     if embed and context.embedder is not None:
@@ -151,6 +158,7 @@ def run_rebuild(context: IndexContext, *, embed: bool) -> RebuildReport:
             pending_chunks(db, context.model),
             slice_size=context.persist_slice,
             now=context.now,
+            progress=progress,
         )
     db.write_all(
         record_head_writes(head_sha=snapshot.head, dirty_paths=(), now=context.now()),
@@ -167,6 +175,18 @@ def run_rebuild(context: IndexContext, *, embed: bool) -> RebuildReport:
         skipped=snapshot.skipped,
         model_failure=outcome.failure,
     )
+
+
+def _projections(
+    parsed: Sequence[ParsedFile], indexed_at: str, progress: ProgressSink
+) -> Iterator[tuple[Write, ...]]:
+    """Each file's projection writes, lazily; a file counts as projected once its writes
+    were taken into a batch (the batch lands a moment later, which a bar does not show)."""
+    for file in parsed:
+        yield project_file(
+            path=file.path, blob_sha=file.blob_sha, doc=file.doc, indexed_at=indexed_at
+        ).writes
+        progress.advance()
 
 
 def _counts(db: Database) -> tuple[int, int, int]:

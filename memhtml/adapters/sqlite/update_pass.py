@@ -32,6 +32,7 @@ from memhtml.ports.indexer import (
     SkippedFile,
     UpdateReport,
 )
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 LOOKUP_SIZE: Final = 500
 _SOURCE_EXISTS: Final = "EXISTS (SELECT 1 FROM files WHERE path = ?)"
@@ -77,8 +78,11 @@ def removal_writes(path: str) -> list[Write]:
     ]
 
 
-def run_update(context: IndexContext, state: IndexState) -> tuple[UpdateReport, tuple[str, ...]]:
-    """Apply committed and uncommitted changes since ``state``'s watermark.
+def run_update(
+    context: IndexContext, state: IndexState, progress: ProgressSink = NO_PROGRESS
+) -> tuple[UpdateReport, tuple[str, ...]]:
+    """Apply committed and uncommitted changes since ``state``'s watermark; ``progress`` hears
+    of the parsing phase.
 
     Returns:
         The report (``embeddings_written`` left 0) and the ids of the chunks this pass
@@ -94,7 +98,7 @@ def run_update(context: IndexContext, state: IndexState) -> tuple[UpdateReport, 
         return UpdateReport(head_sha=head, unchanged=True), ()
     wrote = _write(db, [rename_writes(s, t, with_state=db.has_state) for s, t in plan.renames])
     files, skipped, vanished = _changed_sources(context, head, plan)
-    outcomes = parse_files(files, context.parser, context.parse)
+    outcomes = parse_files(files, context.parser, context.parse, progress)
     parsed = [outcome for outcome in outcomes if isinstance(outcome, ParsedFile)]
     skipped += [outcome for outcome in outcomes if isinstance(outcome, SkippedFile)]
     gone = [*plan.removals, *vanished, *(skip.path for skip in skipped)]

@@ -1,6 +1,8 @@
 """Progress bars for long passes (rebuild, embed, apply), drawn on stderr only at a terminal.
 
 In a pipe or a log file a bar is noise made of carriage returns, so nothing is drawn there.
+``Progress`` is one bar; ``TerminalProgress`` is the ``ProgressSink`` the commands hand to the
+indexer and to ``apply``, drawing one bar per phase the pass announces.
 """
 
 from __future__ import annotations
@@ -9,9 +11,22 @@ import sys
 from types import TracebackType
 from typing import Final, TextIO
 
+from memhtml.ports.progress import (
+    PHASE_APPLYING,
+    PHASE_EMBEDDING,
+    PHASE_PARSING,
+    PHASE_PROJECTING,
+)
+
 BAR_WIDTH: Final = 30
 FILLED: Final = "#"
 EMPTY: Final = "-"
+PHASE_LABELS: Final = {
+    PHASE_PARSING: "parsing files",
+    PHASE_PROJECTING: "projecting files",
+    PHASE_EMBEDDING: "embedding chunks",
+    PHASE_APPLYING: "applying ops",
+}
 
 
 def render_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
@@ -82,3 +97,47 @@ class Progress:
             self._stream.write(text)
             self._stream.flush()
             self._drawn = text
+
+
+class TerminalProgress:
+    """A ``ProgressSink`` that draws each announced phase as its own bar on one stream.
+
+    A new phase ends the previous bar's line first, so phases stack one per line. Whether
+    anything is drawn is ``Progress``'s decision (a terminal only). Use as a context manager so
+    a pass that raises still ends its line before the failure is logged.
+
+    Args:
+        stream: Where to draw; ``sys.stderr`` (as it is when the sink is made) when omitted.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = sys.stderr if stream is None else stream
+        self._bar: Progress | None = None
+
+    def __enter__(self) -> TerminalProgress:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.finish()
+
+    def start(self, phase: str, total: int) -> None:
+        """End any bar in progress and draw an empty one for ``phase``."""
+        self.finish()
+        self._bar = Progress(PHASE_LABELS.get(phase, phase), total, stream=self._stream)
+        self._bar.advance(0)
+
+    def advance(self, units: int = 1) -> None:
+        """Move the current bar; ignored between phases."""
+        if self._bar is not None:
+            self._bar.advance(units)
+
+    def finish(self) -> None:
+        """End the current bar's line, if a bar is drawn."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

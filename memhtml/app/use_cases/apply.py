@@ -31,6 +31,7 @@ from memhtml.app.use_cases.link import stage_link
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
 from memhtml.app.use_cases.write import stage_write
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
+from memhtml.ports.progress import NO_PROGRESS, PHASE_APPLYING, ProgressSink
 
 # What refuses one op. Anything else (storage, git, a bug) fails the whole command: it says
 # nothing about the op, and reporting it per op would hide a broken store behind exit 0.
@@ -178,13 +179,15 @@ def apply_batch(
     *,
     continue_on_error: bool = False,
     defaults: SessionDefaults | None = None,
+    progress: ProgressSink = NO_PROGRESS,
 ) -> ApplyResult:
     """Run a checked batch (``parse_apply_lines``) as one commit and one index pass.
 
     Each op sees the files earlier ops wrote, moved or linked. A write whose content equals an
     active non-task memory or an earlier op's write dedups (``ok``, ``deduped``). The commit
     subject follows CLI.md §3.2; the batch-wide session values become its trailers, and each
-    written memory naming a session gets a ``wrote`` session link.
+    written memory naming a session gets a ``wrote`` session link. ``progress`` hears of the
+    applying phase (units: ops; an aborting batch finishes early) and the index pass's phases.
 
     Raises:
         IndexStale, EmbedModelMismatch: Before anything is written.
@@ -199,12 +202,15 @@ def apply_batch(
         ran: list[_Ran] = []
         hashes: dict[str, str] = {}
         now = deps.clock.now()
+        if ops:
+            progress.start(PHASE_APPLYING, len(ops))
         for index, op in enumerate(ops):
             try:
                 ran.append(_run_op(deps, tree, index, op, now=now, hashes=hashes))
             except OP_REFUSALS as error:
                 refused = _Ran(result=_refused(index, op, error))
                 if not continue_on_error:
+                    progress.finish()
                     results = tuple(
                         refused
                         if i == index
@@ -213,6 +219,9 @@ def apply_batch(
                     )
                     return Plan(outcome=(results, True), message=None)
                 ran.append(refused)
+            progress.advance()
+        if ops:
+            progress.finish()
         changed = [r for r in ran if r.changed]
         if not changed:
             return Plan(outcome=(tuple(ran), False), message=None)
@@ -223,7 +232,7 @@ def apply_batch(
         )
         return Plan(outcome=(tuple(ran), False), message=message)
 
-    landed = run_mutation(deps, plan)
+    landed = run_mutation(deps, plan, progress=progress)
     ran, aborted = landed.outcome
     if landed.commit_sha is not None:
         record_links(deps, "wrote", [r.session for r in ran if r.session is not None])

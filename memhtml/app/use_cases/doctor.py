@@ -1,6 +1,8 @@
 """``doctor``: what is wrong with a store, and what to do about it (CLI.md §3.5).
 
-Read-only: it checks and reports, always successfully; ``--fix`` is not offered in this build.
+The checks are read-only and always succeed. ``--fix`` runs the repairs first
+(``doctor_fix``: dangling links in one commit, orphan access rows pruned), then the checks,
+so the report describes the store as the repair left it and ``repaired`` says what changed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from memhtml.app.use_cases.doctor_fix import Repair, run_repair
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 from memhtml.domain.paths import is_indexable_path
@@ -73,6 +76,7 @@ class DoctorReport:
         dirty: Paths with uncommitted changes.
         warnings: Format warnings as ``path: code: detail`` and the coverage remedy when low.
         has_state: The state plane is attached.
+        repaired: What ``--fix`` changed; ``None`` when it was not asked for.
     """
 
     root: str
@@ -98,14 +102,21 @@ class DoctorReport:
     dirty: tuple[str, ...]
     warnings: tuple[str, ...]
     has_state: bool
+    repaired: Repair | None = None
 
 
-def run_doctor(services: Services) -> DoctorReport:
-    """Check the store at ``services``; see :func:`doctor_with`."""
+def run_doctor(services: Services, *, fix: bool = False) -> DoctorReport:
+    """Check the store at ``services`` (see :func:`doctor_with`), repairing it first with ``fix``.
+
+    Raises:
+        DirtyTree, IndexStale, EmbedModelMismatch, HeadMoved: Only with ``fix``; see
+            ``doctor_fix.repair_with``. Nothing is written then.
+    """
     from memhtml.adapters.html import parse_memory
     from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
 
-    return doctor_with(
+    repaired = run_repair(services) if fix else None
+    report = doctor_with(
         DoctorPorts(
             git=services.git,
             parse=parse_memory,
@@ -118,6 +129,7 @@ def run_doctor(services: Services) -> DoctorReport:
             has_state=services.db.has_state,
         )
     )
+    return report if repaired is None else attrs.evolve(report, repaired=repaired)
 
 
 def doctor_with(ports: DoctorPorts) -> DoctorReport:

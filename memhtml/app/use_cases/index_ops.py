@@ -14,6 +14,7 @@ import attrs
 from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.index_census import IndexCensus
 from memhtml.ports.indexer import BackfillReport, Indexer, RebuildReport, UpdateReport
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 if TYPE_CHECKING:
     from memhtml.app.bootstrap import Services
@@ -60,31 +61,45 @@ class IndexStatus:
 
 
 def index_rebuild(
-    services: Services, *, embed: bool | None = None, force: bool = False
+    services: Services,
+    *,
+    embed: bool | None = None,
+    force: bool = False,
+    progress: ProgressSink = NO_PROGRESS,
 ) -> RebuildReport:
     """Rebuild the index from HEAD; ``embed`` defaults to whether the store embeds.
 
     Raises:
         EmbedModelMismatch, RebuildNoEmbedRefused: See ``Indexer.rebuild``.
     """
-    return services.indexer.rebuild(embed=services.embeds if embed is None else embed, force=force)
+    return services.indexer.rebuild(
+        embed=services.embeds if embed is None else embed, force=force, progress=progress
+    )
 
 
-def index_update(services: Services, *, embed: bool | None = None) -> UpdateReport:
+def index_update(
+    services: Services, *, embed: bool | None = None, progress: ProgressSink = NO_PROGRESS
+) -> UpdateReport:
     """Bring the index level with HEAD and the working tree; ``embed`` as for rebuild.
 
     Raises:
         IndexStale, EmbedModelMismatch: See ``Indexer.update``.
     """
-    return services.indexer.update(embed=services.embeds if embed is None else embed)
+    return services.indexer.update(
+        embed=services.embeds if embed is None else embed, progress=progress
+    )
 
 
-def index_embed(services: Services, *, dry_run: bool = False) -> BackfillReport:
+def index_embed(
+    services: Services, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+) -> BackfillReport:
     """Backfill the missing vectors; see :func:`embed_with`."""
-    return embed_with(services.indexer, dry_run=dry_run)
+    return embed_with(services.indexer, dry_run=dry_run, progress=progress)
 
 
-def embed_with(indexer: Indexer, *, dry_run: bool = False) -> BackfillReport:
+def embed_with(
+    indexer: Indexer, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+) -> BackfillReport:
     """Embed every chunk lacking a configured-space vector, in persisted slices.
 
     DECISIONS 23: when chunks were pending and not one slice landed, the pass failed as a
@@ -95,7 +110,7 @@ def embed_with(indexer: Indexer, *, dry_run: bool = False) -> BackfillReport:
         ModelUnavailable: Chunks were pending and no vector landed; the report is in the message.
         EmbedModelMismatch: The stored space differs from the configured one.
     """
-    report = indexer.backfill(dry_run=dry_run)
+    report = indexer.backfill(dry_run=dry_run, progress=progress)
     if dry_run or report.embeddings_written > 0 or report.embeddings_remaining == 0:
         return report
     cause = report.model_failure or (

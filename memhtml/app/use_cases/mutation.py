@@ -2,6 +2,9 @@
 
 Order, and why:
 
+0. Take the store's write lock (``WriteDeps.write_lock``) for steps 1–3, so memhtml writers in
+   other processes wait their turn: without it a writer in a tight loop could make another
+   lose every retry, and a plan could dedup against an index that lags another's commit.
 1. ``indexer.update`` first. It is the preflight (it raises ``IndexStale`` and
    ``EmbedModelMismatch``, exactly the states CLI.md §3.1 says must refuse before writing), and it
    brings the index level with HEAD and the working tree, so the dedup lookup sees every file.
@@ -12,13 +15,15 @@ Order, and why:
    pause (jittered, doubling) and run 1–3 again from scratch, a bounded number of times.
 4. After the commit, one more ``indexer.update``; its failure is logged and reported as
    ``indexed=False``, never raised, because the commit has landed and the next update catches up.
+   The documents the plan already parsed go to the indexer's parse cache for that one update,
+   so a written file is parsed once per command, not once more by the index.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Generic, TypeVar
 
 import attrs
@@ -27,7 +32,9 @@ from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import MemhtmlError
+from memhtml.domain.model import MemoryDoc
 from memhtml.ports.git_writer import HeadMoved
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 from memhtml.ports.recorder import LinkKind, SessionLink
 
 logger = logging.getLogger("memhtml.write")
@@ -68,8 +75,15 @@ class Landed(Generic[T]):
     indexed: bool
 
 
-def run_mutation(deps: WriteDeps, plan: Callable[[StagedTree], Plan[T]]) -> Landed[T]:
+def run_mutation(
+    deps: WriteDeps,
+    plan: Callable[[StagedTree], Plan[T]],
+    *,
+    progress: ProgressSink = NO_PROGRESS,
+) -> Landed[T]:
     """Run ``plan`` on a fresh tree until its commit lands (see the module docstring).
+
+    ``progress`` hears of both index updates' phases (the preflight's, usually none).
 
     Raises:
         IndexStale, EmbedModelMismatch: From the preflight, before anything is written.
@@ -78,32 +92,53 @@ def run_mutation(deps: WriteDeps, plan: Callable[[StagedTree], Plan[T]]) -> Land
     """
     attempts = max(1, deps.commit_attempts)
     for attempt in range(attempts):
-        deps.indexer.update(embed=deps.embed)
-        tree = StagedTree.load(deps.git)
-        planned = plan(tree)
-        changes = tree.change_set()
-        if planned.message is None or not (changes.writes or changes.moves or changes.deletes):
-            return Landed(outcome=planned.outcome, commit_sha=None, indexed=True)
-        try:
-            sha = deps.writer.commit(changes, planned.message, expected_head=tree.head)
-        except HeadMoved:
-            if attempt == attempts - 1:
-                raise
+        with deps.write_lock():
+            deps.indexer.update(embed=deps.embed, progress=progress)
+            tree = StagedTree.load(deps.git)
+            planned = plan(tree)
+            changes = tree.change_set()
+            if planned.message is None or not (changes.writes or changes.moves or changes.deletes):
+                return Landed(outcome=planned.outcome, commit_sha=None, indexed=True)
+            try:
+                sha = deps.writer.commit(changes, planned.message, expected_head=tree.head)
+            except HeadMoved:
+                # Another writer that does not take the lock (git itself) moved HEAD.
+                if attempt == attempts - 1:
+                    raise
+                sha = None
+        if sha is None:
             deps.pause(FIRST_PAUSE_S * 2**attempt * random.uniform(*PAUSE_JITTER))
             continue
-        return Landed(outcome=planned.outcome, commit_sha=sha, indexed=refresh_index(deps))
+        # After the lock is released: the next writer's preflight indexes this commit too.
+        indexed = refresh_index(deps, progress, parsed=tree.documents())
+        return Landed(outcome=planned.outcome, commit_sha=sha, indexed=indexed)
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def refresh_index(deps: WriteDeps) -> bool:
-    """One index update after a commit; False (and a logged cause) when it fails."""
+def refresh_index(
+    deps: WriteDeps,
+    progress: ProgressSink = NO_PROGRESS,
+    *,
+    parsed: Mapping[bytes, MemoryDoc] | None = None,
+) -> bool:
+    """One index update after a commit; False (and a logged cause) when it fails.
+
+    ``parsed`` (file bytes to document) is lent to the indexer's parse cache, when there is
+    one, for this update only.
+    """
+    cache = deps.parsed
+    if cache is not None and parsed:
+        cache.remember(parsed)
     try:
-        report = deps.indexer.update(embed=deps.embed)
+        report = deps.indexer.update(embed=deps.embed, progress=progress)
     except MemhtmlError as error:
         logger.warning(
             "committed, but the index update failed (%s); run `memhtml index update`", error
         )
         return False
+    finally:
+        if cache is not None:
+            cache.forget()
     if report.model_failure is not None:
         logger.warning("indexed without some vectors: %s", report.model_failure)
     return True

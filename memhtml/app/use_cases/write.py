@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-from typing import Final
 
 import attrs
 
@@ -18,10 +16,6 @@ from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import Conflict
 from memhtml.domain.paths import placement_dir
 from memhtml.domain.vocabulary import TASK_TYPE
-
-_STAMPED_HASH: Final = re.compile(
-    r'^<meta name="memhtml-content-hash" content="(sha256:[0-9a-f]{64})">$', re.MULTILINE
-)
 
 
 @attrs.frozen(kw_only=True)
@@ -77,7 +71,8 @@ def stage_write(
     Dedup looks at the index (active non-task rows whose file is still in the staged tree)
     and at ``batch_hashes``, the content this batch already staged; a new non-task file adds
     its hash there. Everything is decided before anything is staged, so a refused write leaves
-    ``tree`` and ``batch_hashes`` as they were.
+    ``tree`` and ``batch_hashes`` as they were. The file is parsed once, by the renderer's own
+    check; that document gives the hash and is staged beside the bytes for the index update.
 
     Raises:
         InvalidInput: A malformed request (see ``checked``) or a path leaving the repository.
@@ -87,9 +82,9 @@ def stage_write(
     request = checked(request)
     explicit = explicit_path(request.path, strict=request.strict_path)
     stamp = utc_stamp(now)
-    text = deps.codec.render(render_inputs(request, now=stamp))
-    data = text.encode("utf-8")
-    content_hash = rendered_hash(text) or deps.codec.parse(data).content_hash
+    rendered = deps.codec.render_parsed(render_inputs(request, now=stamp))
+    data = rendered.text.encode("utf-8")
+    content_hash = rendered.doc.content_hash
     dedups = request.memory_type != TASK_TYPE
     if dedups:
         existing = batch_hashes.get(content_hash) or active_holder(deps, tree, content_hash)
@@ -103,23 +98,10 @@ def stage_write(
         path = explicit
     else:
         path = placed_path(tree, request, stamp)
-    tree.write(path, data)
+    tree.write(path, data, rendered.doc)
     if dedups:
         batch_hashes[content_hash] = path
     return StagedWrite(path=path, deduped=False, content_hash=content_hash, title=request.title)
-
-
-def rendered_hash(text: str) -> str | None:
-    """The content hash the renderer stamped into ``text``, read without parsing it again.
-
-    The renderer writes one element per line with attributes in a fixed order (FORMAT.md §1)
-    and stamps the hash the parser computes, so the line is exact. Re-parsing instead would
-    double the cost of every write in a 500-op batch; ``None`` (a different renderer) makes the
-    caller parse.
-    """
-    head_end = text.find("</head>")
-    match = _STAMPED_HASH.search(text, 0, head_end if head_end >= 0 else len(text))
-    return None if match is None else match[1]
 
 
 def placed_path(tree: StagedTree, request: WriteRequest, stamp: str) -> str:

@@ -1,23 +1,22 @@
 """Index commands (CLI.md §3.4): ``index rebuild|update|embed|status``, all ``index.report``.
 
 The data carries ``mode`` (the subcommand) first, then the report's fields. A pass that ran
-without some vectors says why on stderr; the report itself stays the contract's shape.
+without some vectors says why on stderr; the report itself stays the contract's shape. The
+passes draw a bar per phase (files parsed and projected, chunks embedded) on stderr when it is
+a terminal, and nothing otherwise.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Final
 
 import click
 
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_services
 from memhtml.app.cli.output import CommandResult, emits
-from memhtml.app.cli.progress import Progress
-
-T = TypeVar("T")
+from memhtml.app.cli.progress import TerminalProgress
 
 logger = logging.getLogger("memhtml")
 
@@ -91,15 +90,6 @@ def report_data(mode: str, report: object, keys: tuple[str, ...]) -> shaping.Dat
     return data
 
 
-def _with_progress(label: str, work: Callable[[], T]) -> T:
-    # The indexer reports no per-file progress, so the bar is one step: it tells a person at a
-    # terminal that a long pass started and when it ended; in a pipe it draws nothing.
-    with Progress(label, 1) as bar:
-        result = work()
-        bar.advance()
-    return result
-
-
 @index.command("rebuild")
 @click.option(
     "--embed/--no-embed",
@@ -112,10 +102,8 @@ def rebuild(embed: bool | None, force: bool) -> CommandResult:
     """Rebuild the whole index from the committed HEAD, keeping vectors of unchanged chunks."""
     from memhtml.app.use_cases.index_ops import index_rebuild
 
-    with open_services() as services:
-        report = _with_progress(
-            "rebuilding", lambda: index_rebuild(services, embed=embed, force=force)
-        )
+    with open_services() as services, TerminalProgress() as progress:
+        report = index_rebuild(services, embed=embed, force=force, progress=progress)
     return REPORT_TYPE, report_data("rebuild", report, REBUILD_KEYS)
 
 
@@ -130,8 +118,8 @@ def update(embed: bool | None) -> CommandResult:
     """Bring the index level with HEAD and the working tree (a full rebuild the first time)."""
     from memhtml.app.use_cases.index_ops import index_update
 
-    with open_services() as services:
-        report = _with_progress("updating", lambda: index_update(services, embed=embed))
+    with open_services() as services, TerminalProgress() as progress:
+        report = index_update(services, embed=embed, progress=progress)
     return REPORT_TYPE, report_data("update", report, UPDATE_KEYS)
 
 
@@ -142,8 +130,8 @@ def embed(dry_run: bool) -> CommandResult:
     """Embed every chunk that lacks a vector in the configured space."""
     from memhtml.app.use_cases.index_ops import index_embed
 
-    with open_services() as services:
-        report = _with_progress("embedding", lambda: index_embed(services, dry_run=dry_run))
+    with open_services() as services, TerminalProgress() as progress:
+        report = index_embed(services, dry_run=dry_run, progress=progress)
     return REPORT_TYPE, report_data("embed", report, EMBED_KEYS)
 
 

@@ -34,6 +34,7 @@ DOCTOR_KEYS: Final = (
     "dirty",
     "warnings",
 )
+REPAIRED_KEY: Final = "repaired"
 EXPORT_KEYS: Final = ("path", "rows", "bytes", "written", "commitSha")
 IMPORT_KEYS: Final = ("path", "rows", "restored", "skipped", "hasState")
 
@@ -45,18 +46,27 @@ def register(group: click.Group) -> None:
 
 
 @click.command("doctor")
-@emits("doctor.report", examples=("memhtml doctor",))
-def doctor() -> CommandResult:
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Repair dangling links (one commit) and prune orphan access rows, then check.",
+)
+@emits("doctor.report", examples=("memhtml doctor", "memhtml doctor --fix"))
+def doctor(fix: bool) -> CommandResult:
     """Check the store: file format, links, inbox depth, index freshness and vector coverage.
 
-    Exits 0 even when the store is unhealthy; read ``healthy`` and the lists.
+    Exits 0 even when the store is unhealthy; read ``healthy`` and the lists. With ``--fix``
+    the repairs run first and ``repaired`` says what they changed.
     """
     from memhtml.app.use_cases.doctor import run_doctor
 
-    # Doctor compares spaces and counts vectors; it never embeds, so it never loads a model.
-    with open_services(embedder=False) as services:
-        report = run_doctor(services)
-    return "doctor.report", shaping.shaped(report, DOCTOR_KEYS)
+    # The plain doctor compares spaces and counts vectors; it never embeds, so it never loads
+    # a model. --fix commits and updates the index like every mutating command, with its
+    # embedder (loaded only if the update finds chunks to embed).
+    with open_services(embedder=fix) as services:
+        report = run_doctor(services, fix=fix)
+    keys = (*DOCTOR_KEYS, REPAIRED_KEY) if fix else DOCTOR_KEYS
+    return "doctor.report", shaping.shaped(report, keys)
 
 
 @click.group("state")

@@ -270,14 +270,19 @@ def apply(
 ) -> CommandResult:
     """Run a JSONL batch of write, link and archive ops as one commit (atomic by default)."""
     from memhtml.app.apply_ops import SessionDefaults, parse_apply_lines
+    from memhtml.app.cli.progress import TerminalProgress
     from memhtml.app.use_cases.apply import apply_batch
 
     defaults = SessionDefaults(session_id=session_id, prompt_id=prompt_id, turn_uuid=turn_uuid)
     # Root checked before stdin is read: a wrong --repo must not swallow a piped batch first.
     repo_root()
     ops = parse_apply_lines(_batch_lines(file, source), defaults)
-    with open_services() as services:
+    with open_services() as services, TerminalProgress() as progress:
         result = apply_batch(
-            services.write_deps(), ops, continue_on_error=continue_on_error, defaults=defaults
+            services.write_deps(),
+            ops,
+            continue_on_error=continue_on_error,
+            defaults=defaults,
+            progress=progress,
         )
     return "batch.applied", shaping.apply_data(result)
