@@ -1,4 +1,4 @@
-"""The ``eval`` group (CLI.md §2, EVAL.md): ``eval discriminate`` (``eval locomo`` follows).
+"""The ``eval`` group (CLI.md §2, EVAL.md): ``eval discriminate`` and ``eval locomo``.
 
 Neither command opens a user repository: each builds its own stores in a temporary folder.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from memhtml.app.cli.commands import eval_discriminate
+from memhtml.app.cli.commands import eval_discriminate, eval_locomo
 
 
 def register(group: click.Group) -> None:
@@ -21,3 +21,4 @@ def evaluation() -> None:
 
 
 eval_discriminate.register(evaluation)
+eval_locomo.register(evaluation)

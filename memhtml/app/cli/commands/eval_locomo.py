@@ -1,0 +1,151 @@
+"""``memhtml eval locomo`` (EVAL.md B): the LoCoMo retrieval benchmark.
+
+Each conversation becomes a store of its own in a temporary folder, built through ``init``, one
+``apply`` batch and ``index rebuild``; every question is then one in-process search. No user
+repository is opened, so ``--repo`` plays no part.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+import click
+
+from memhtml.app.cli.commands.retrieval import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    parse_arms,
+    parse_weights,
+    ranking_options,
+)
+from memhtml.app.cli.output import CommandResult, emits
+
+RESPONSE_TYPE: Final = "eval.locomo"
+MODE_CHOICES: Final = ("lexical", "hybrid")
+GRANULARITY_CHOICES: Final = ("turn", "session")
+TOKENIZER_CHOICES: Final = ("unicode61", "porter")
+ENV_EMBED: Final = "MEMHTML_EMBED"
+
+
+def register(group: click.Group) -> None:
+    """Add ``locomo`` to the ``eval`` group."""
+    group.add_command(locomo)
+
+
+@click.command("locomo")
+@click.option(
+    "--data",
+    help="locomo10.json; default ../shared/data/locomo/locomo10.json from the project root.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(MODE_CHOICES),
+    default="hybrid",
+    show_default=True,
+    help="hybrid: local model, all arms; lexical: no vectors.",
+)
+@click.option(
+    "--granularity",
+    type=click.Choice(GRANULARITY_CHOICES),
+    default="turn",
+    show_default=True,
+    help="One memory per dialog turn, or one per session.",
+)
+@click.option(
+    "--conversations",
+    type=click.IntRange(min=1),
+    help="Only the first N conversations (smoke runs); default all.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, MAX_LIMIT),
+    default=DEFAULT_LIMIT,
+    show_default=True,
+    help="Hits per search.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Also write locomo-<mode>-<granularity>.json and .md into this folder.",
+)
+@click.option(
+    "--cli-latency",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also time N memhtml search processes against the first conversation's store.",
+)
+@ranking_options
+@click.option(
+    "--fts-tokenizer",
+    type=click.Choice(TOKENIZER_CHOICES),
+    help="FTS5 tokenizer the stores are built with; default $MEMHTML_FTS_TOKENIZER or unicode61.",
+)
+@emits(
+    RESPONSE_TYPE,
+    examples=(
+        "memhtml eval locomo --mode lexical --conversations 1",
+        "memhtml eval locomo --arms fts,vector --out bench/results",
+    ),
+)
+def locomo(
+    data: str | None,
+    mode: str,
+    granularity: str,
+    conversations: int | None,
+    limit: int,
+    out: str | None,
+    cli_latency: int,
+    arms: str | None,
+    gate_priors: bool,
+    rrf_k: float,
+    weights: str | None,
+    fts_stopwords: bool,
+    fts_tokenizer: str | None,
+) -> CommandResult:
+    """Score retrieval on LoCoMo: Recall@5/10, Hit@k, MRR and nDCG@10 per turn and per session.
+
+    Categories 1–4 are pooled; category 5 (adversarial) is reported apart. The data file is
+    CC BY-NC: it is read where it lies and never copied.
+    """
+    from memhtml.app.bootstrap import read_settings
+    from memhtml.app.eval.locomo.benchmark import run_locomo
+    from memhtml.app.eval.locomo.runner import RunConfig
+    from memhtml.ports.retrieval import RankingOptions
+
+    backend = "local" if mode == "hybrid" else "off"
+    # The stores live in a scratch folder; the root given here only anchors the settings read.
+    settings = read_settings(Path.cwd(), {**os.environ, ENV_EMBED: backend})
+    config = RunConfig(
+        mode="hybrid" if mode == "hybrid" else "lexical",
+        granularity="session" if granularity == "session" else "turn",
+        limit=limit,
+        conversations=conversations,
+        options=RankingOptions(
+            arms=parse_arms(arms),
+            gate_priors=gate_priors,
+            rrf_k=rrf_k,
+            weights=parse_weights(weights),
+            fts_stopwords=fts_stopwords,
+        ),
+        fts_tokenizer=fts_tokenizer or settings.fts_tokenizer,
+        embed=settings.embed,
+    )
+    result = run_locomo(config, data=data, cli_latency=cli_latency)
+    if out is not None:
+        _write_out(Path(out), config.mode, config.granularity, result)
+    return RESPONSE_TYPE, result
+
+
+def _write_out(folder: Path, mode: str, granularity: str, data: dict[str, object]) -> None:
+    """The envelope as indented JSON and the markdown table, side by side."""
+    from memhtml.app.cli.envelope import encode, success_envelope
+    from memhtml.app.eval.locomo.report import markdown_report
+
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = folder / f"locomo-{mode}-{granularity}"
+    envelope = success_envelope(RESPONSE_TYPE, data)
+    stem.with_suffix(".json").write_text(encode(envelope, dense=False), encoding="utf-8")
+    stem.with_suffix(".md").write_text(markdown_report(data), encoding="utf-8")
