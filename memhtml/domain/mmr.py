@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Final, Protocol, TypeVar
 
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.vectors import cosine_similarity
+from memhtml.domain.vectors import PairSimilarity, cosine_lookup
 
 MMR_LAMBDA: Final = 0.5
 """Weight of relevance against redundancy; 1 means pure relevance (no diversification)."""
@@ -44,6 +44,7 @@ def mmr_select(
     *,
     lambda_: float = MMR_LAMBDA,
     limit: int | None = None,
+    similarity: PairSimilarity | None = None,
 ) -> tuple[CandidateT, ...]:
     """Pick up to ``limit`` candidates greedily, trading relevance against redundancy.
 
@@ -59,6 +60,10 @@ def mmr_select(
         candidates: Candidates in ranked order, best first; the order is the relevance.
         lambda_: The relevance weight, at least 0.
         limit: How many to pick; ``None`` picks them all (a full reordering).
+        similarity: The similarity of ``candidates[i]`` and ``candidates[j]``, asked only when
+            both carry vectors; ``None`` computes the cosine of their vectors
+            (:func:`~memhtml.domain.vectors.cosine_lookup`). A caller that already holds the
+            pool's pairwise table passes it here so the O(n²) comparisons are lookups.
 
     Returns:
         The picked candidates in pick order, each at most once.
@@ -74,6 +79,8 @@ def mmr_select(
     if lambda_ >= 1:
         return tuple(candidates[:wanted])
 
+    similar = similarity or cosine_lookup([c.vector for c in candidates])
+    has_vector = [c.vector is not None for c in candidates]
     remaining = list(range(len(candidates)))
     # Highest similarity to anything picked so far, per candidate; None until a picked
     # candidate with a vector has been compared with it.
@@ -89,16 +96,15 @@ def mmr_select(
             ),
         )
         remaining.remove(best)
-        chosen = candidates[best]
-        picked.append(chosen)
-        chosen_vector = chosen.vector
-        if chosen_vector is None:
+        picked.append(candidates[best])
+        if not has_vector[best]:
             continue
         for i in remaining:
-            other = candidates[i].vector
-            if other is None:
+            if not has_vector[i]:
                 continue
-            sim = cosine_similarity(chosen_vector, other)
+            sim = similar(best, i)
             current = max_sim[i]
-            max_sim[i] = sim if current is None else max(current, sim)
+            # max(current, sim) spelled out: this line runs for every compared pair.
+            if current is None or sim > current:
+                max_sim[i] = sim
     return tuple(picked)

@@ -16,7 +16,7 @@ from typing import Final
 
 import attrs
 
-from memhtml.domain.vectors import cosine_similarity
+from memhtml.domain.vectors import PairSimilarity, cosine_lookup
 
 NEGATION_MARKERS: Final[frozenset[str]] = frozenset(
     {
@@ -115,7 +115,10 @@ class PolarityScored:
 
 
 def polarity_scored(
-    candidates: Sequence[PolarityCandidate], query: str
+    candidates: Sequence[PolarityCandidate],
+    query: str,
+    *,
+    similarity: PairSimilarity | None = None,
 ) -> tuple[PolarityScored, ...]:
     """Score candidates by fused position and demote disagreeing near-twins.
 
@@ -131,6 +134,9 @@ def polarity_scored(
     Args:
         candidates: The fused candidates, best first.
         query: The caller's query text, whose phrasing sets the wanted polarity.
+        similarity: The similarity of ``candidates[i]`` and ``candidates[j]``, asked only when
+            both carry vectors; ``None`` computes the cosine of their vectors
+            (:func:`~memhtml.domain.vectors.cosine_lookup`).
 
     Returns:
         Every candidate once, by score descending; equal scores keep fused order, so a demoted
@@ -138,25 +144,18 @@ def polarity_scored(
     """
     wanted = is_negated(query)
     agrees = [is_negated(c.gist) == wanted for c in candidates]
-    agreeing = [
-        (j, vector)
-        for j, (agree, vector) in enumerate(
-            zip(agrees, (c.vector for c in candidates), strict=True)
-        )
-        if agree and vector is not None
-    ]
+    agreeing = [j for j, c in enumerate(candidates) if agrees[j] and c.vector is not None]
+    similar = similarity or cosine_lookup([c.vector for c in candidates])
 
     scored: list[PolarityScored] = []
     for i, candidate in enumerate(candidates):
         score = 1 / (i + 1)
         demoted = False
         vector = candidate.vector
-        if not agrees[i] and vector is not None:
-            twins = [j for j, other in agreeing if cosine_similarity(vector, other) >= TWIN_COSINE]
-            # A twin fusion already put below every agreeing copy is where the step would move it.
-            if twins and max(twins) > i:
-                score = (1 / (max(twins) + 1)) * POLARITY_DEMOTION
-                demoted = True
+        anchor = None if agrees[i] or vector is None else _anchor_twin(i, agreeing, similar)
+        if anchor is not None:
+            score = (1 / (anchor + 1)) * POLARITY_DEMOTION
+            demoted = True
         scored.append(
             PolarityScored(
                 path=candidate.path,
@@ -168,3 +167,19 @@ def polarity_scored(
             )
         )
     return tuple(sorted(scored, key=lambda s: (-s.score, s.position)))
+
+
+def _anchor_twin(i: int, agreeing: Sequence[int], similar: PairSimilarity) -> int | None:
+    """The lowest-ranked agreeing near-twin of candidate ``i`` ranked below it, if any.
+
+    Only an agreeing twin ranked below ``i`` can move it: a candidate fusion already put below
+    every agreeing twin stays where it is. So ``agreeing`` (ascending indexes) is walked from its
+    end and the walk stops at ``i``: the first twin found is the anchor, and no pair with the
+    agreeing side above ``i`` is ever compared.
+    """
+    for j in reversed(agreeing):
+        if j <= i:
+            return None
+        if similar(i, j) >= TWIN_COSINE:
+            return j
+    return None

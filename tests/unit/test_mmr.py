@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.mmr import MMR_LAMBDA, mmr_select
+from memhtml.domain.vectors import cosine_similarity
 from tests.strategies import optional_vectors
 
 
@@ -137,3 +138,31 @@ def test_a_relevant_neighbour_beats_an_unrelated_tail_candidate() -> None:
     pool = ranked([top, related, *([near_copy] * 22), unrelated, *([near_copy] * 5)])
     picked = mmr_select(pool, limit=2)
     assert ["p0", "p1"] == [c.path for c in picked]
+
+
+def test_a_supplied_similarity_replaces_the_cosine() -> None:
+    """The similarity source decides redundancy: a table calling p1 a copy of p0 pushes it down."""
+    pool = ranked([(1.0, 0.0), (0.0, 1.0), (0.0, 1.0)])
+
+    def similarity(i: int, j: int) -> float:
+        return 1.0 if {i, j} == {0, 1} else 0.0
+
+    supplied = [c.path for c in mmr_select(pool, similarity=similarity)]
+    default = [c.path for c in mmr_select(pool)]
+    assert (["p0", "p2", "p1"], ["p0", "p1", "p2"]) == (supplied, default)
+
+
+@given(pools, st.one_of(st.none(), st.integers(0, 12)), st.floats(0, 0.999))
+def test_a_similarity_source_is_asked_only_about_vector_pairs(
+    pool: list[Cand], limit: int | None, lambda_: float
+) -> None:
+    """Pairs with a vectorless side are never asked about, and the picks match the default."""
+
+    def similarity(i: int, j: int) -> float:
+        a, b = pool[i].vector, pool[j].vector
+        if a is None or b is None:
+            pytest.fail(f"asked about ({i}, {j}), a pair with a vectorless side")
+        return cosine_similarity(a, b)
+
+    picked = mmr_select(pool, lambda_=lambda_, limit=limit, similarity=similarity)
+    assert mmr_select(pool, lambda_=lambda_, limit=limit) == picked

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -235,3 +236,44 @@ def test_result_is_sorted_by_score_then_fused_position(
     """The re-sort is by score descending, equal scores by fused position."""
     keys = [(-s.score, s.position) for s in polarity_scored(pool_of(spec), gist("q", q))]
     assert sorted(keys) == keys
+
+
+def test_a_supplied_similarity_decides_who_is_a_twin() -> None:
+    """With a similarity source the vectors' own cosine is not consulted: it makes the twins."""
+    pool = pool_of([("x", True, APART), ("x", False, SAME), ("y", False, SAME)])
+    scored = polarity_scored(pool, "x", similarity=lambda i, j: 1.0 if {i, j} == {0, 1} else 0.0)
+    assert (["p1", "p2", "p0"], ["p0", "p1", "p2"]) == (
+        paths(scored),
+        paths(polarity_scored(pool, "x")),
+    )
+
+
+@given(rows, st.booleans())
+def test_only_pairs_with_the_agreeing_side_ranked_lower_are_compared(
+    spec: list[tuple[str, bool, tuple[float, ...] | None]], q: bool
+) -> None:
+    """The step asks (disagreeing i, agreeing j) with j below i and both with vectors, nothing else.
+
+    A twin above i could never move it, so comparing it would be wasted work; the answer must
+    still equal the pure default's.
+    """
+    pool = pool_of(spec)
+    query = gist("q", q)
+    asked: list[tuple[int, int]] = []
+
+    def similarity(i: int, j: int) -> float:
+        asked.append((i, j))
+        a, b = pool[i].vector, pool[j].vector
+        if a is None or b is None:
+            pytest.fail(f"asked about ({i}, {j}), a pair with a vectorless side")
+        return cosine_similarity(a, b)
+
+    scored = polarity_scored(pool, query, similarity=similarity)
+    wanted = is_negated(query)
+    assert (polarity_scored(pool, query), True) == (
+        scored,
+        all(
+            i < j and is_negated(pool[i].gist) != wanted and is_negated(pool[j].gist) == wanted
+            for i, j in asked
+        ),
+    )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.domain.vectors import cosine_distance, cosine_similarity
+from memhtml.domain.vectors import cosine_distance, cosine_lookup, cosine_similarity
 from tests.strategies import small_vectors
 
 wide_vectors = st.lists(
@@ -90,3 +90,30 @@ def test_a_nonzero_vector_is_its_own_twin(a: tuple[float, ...]) -> None:
     """Every vector with a direction has similarity 1 with itself; a zero one has 0."""
     expected = 0.0 if not any(a) else 1.0
     assert math.isclose(expected, cosine_similarity(a, a), abs_tol=1e-12)
+
+
+@given(st.lists(st.one_of(st.none(), wide_vectors.filter(lambda v: len(v) == 3)), max_size=6))
+@example([(1e308, 1e308, 1.0), (1e-300, 0.0, 0.0), (0.0, 0.0, 0.0), None])
+def test_lookup_is_cosine_similarity_bit_for_bit(
+    vectors: list[tuple[float, ...] | None],
+) -> None:
+    """The indexed lookup with cached norms returns exactly cosine_similarity, every pair."""
+    similar = cosine_lookup(vectors)
+    pairs = [
+        (i, j, a, b)
+        for i, a in enumerate(vectors)
+        for j, b in enumerate(vectors)
+        if a is not None and b is not None
+    ]
+    assert [cosine_similarity(a, b) for _, _, a, b in pairs] == [
+        similar(i, j) for i, j, _, _ in pairs
+    ]
+
+
+def test_lookup_refuses_a_missing_vector_and_a_length_mismatch() -> None:
+    """Asking about an index without a vector, or of another length, is a caller bug."""
+    similar = cosine_lookup([(1.0, 0.0), None, (1.0, 0.0, 0.0)])
+    with pytest.raises(ValueError, match="no vector"):
+        similar(0, 1)
+    with pytest.raises(ValueError, match="lengths differ"):
+        similar(0, 2)

@@ -15,10 +15,10 @@ from typing import Final
 
 import attrs
 
+from memhtml.adapters.sqlite.candidate_pool import polarity_pool, read_candidates, text_or_none
 from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.adapters.sqlite.reinforce_sql import reinforce_paths, unknown_paths
 from memhtml.adapters.sqlite.retrieval_sql import (
-    CANDIDATE_SQL,
     ENTITY_SQL,
     FusionPlan,
     bound_params,
@@ -32,7 +32,7 @@ from memhtml.adapters.sqlite.scope_sql import (
     assemble_scope,
     scope_is_empty,
 )
-from memhtml.adapters.sqlite.vectors import pack_f32, unpack_f32
+from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.disclosure import DisclosureCandidate, fold_recall_pack
 from memhtml.domain.errors import NotFound
@@ -45,7 +45,6 @@ from memhtml.domain.fusion import (
     active_arms,
 )
 from memhtml.domain.mmr import mmr_select
-from memhtml.domain.polarity import PolarityCandidate, PolarityScored, polarity_scored
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR, truncate_snippet, vector_coverage
@@ -88,20 +87,6 @@ class _Fusion:
     query_vector: Vector | None
 
 
-@attrs.frozen(kw_only=True)
-class _Candidate:
-    """What the steps after fusion read about one fused path."""
-
-    title: str
-    gist: str
-    memory_type: str
-    confidence: float
-    updated_at: str
-    disclosure_text: str
-    vector: Vector | None
-    superseded_by: str | None
-
-
 class SqliteRetrieval:
     """The :class:`memhtml.ports.retrieval.Retrieval` port over one SQLite index.
 
@@ -135,9 +120,9 @@ class SqliteRetrieval:
         run = self._fuse(
             request.query, request.scope, request.options, request.limit * MMR_POOL_FACTOR
         )
-        candidates = self._candidates(run)
-        scored = self._polarity(run.fused, candidates, request.query)
-        picked = mmr_select(scored, limit=request.limit)
+        candidates = read_candidates(self._db, run.fused, run.model)
+        pool = polarity_pool(run.fused, candidates, request.query)
+        picked = mmr_select(pool.scored, limit=request.limit, similarity=pool.mmr_similarity)
         paths = [p.path for p in picked]
         snippets = self._snippets(paths, run)
         entities = self._entities(paths)
@@ -176,8 +161,8 @@ class SqliteRetrieval:
     def recall(self, request: RecallRequest) -> RecallResult:
         """The top 30 post-polarity candidates folded into a pack; arcs under their own budget."""
         run = self._fuse(request.query, request.scope, request.options, RECALL_CANDIDATES)
-        candidates = self._candidates(run)
-        scored = self._polarity(run.fused, candidates, request.query)
+        candidates = read_candidates(self._db, run.fused, run.model)
+        scored = polarity_pool(run.fused, candidates, request.query).scored
         entities = self._entities([s.path for s in scored])
         pack = fold_recall_pack(
             [
@@ -264,7 +249,7 @@ class SqliteRetrieval:
         row = self._db.get(_COVERAGE_SQL, (self._embed_model,), operation="read vector coverage")
         if row is None:  # pragma: no cover - a scalar SELECT always yields a row
             return 0, 0, self._embed_model
-        return _int(row[0]), _int(row[1]), _text_or_none(row[2])
+        return _int(row[0]), _int(row[1]), text_or_none(row[2])
 
     def _query_vector(self, query: str, model: str | None) -> Vector | None:
         embedder = self._embedder
@@ -286,44 +271,6 @@ class SqliteRetrieval:
             operation="probe full-text terms",
         )
         return row is not None and bool(row[0])
-
-    def _candidates(self, run: _Fusion) -> dict[str, _Candidate]:
-        rows = self._db.all(
-            CANDIDATE_SQL,
-            (json.dumps([f.path for f in run.fused]), run.model),
-            operation="read search candidates",
-        )
-        found: dict[str, _Candidate] = {}
-        for path, title, gist, kind, confidence, updated, disclosure, blob, superseded in rows:
-            found.setdefault(
-                str(path),
-                _Candidate(
-                    title=str(title),
-                    gist=str(gist),
-                    memory_type=str(kind),
-                    confidence=float(_real(confidence)),
-                    updated_at=str(updated),
-                    disclosure_text=str(disclosure),
-                    vector=unpack_f32(blob) if isinstance(blob, bytes) else None,
-                    superseded_by=_text_or_none(superseded),
-                ),
-            )
-        return found
-
-    @staticmethod
-    def _polarity(
-        fused: Sequence[Fused], candidates: dict[str, _Candidate], query: str
-    ) -> tuple[PolarityScored, ...]:
-        return polarity_scored(
-            [
-                PolarityCandidate(
-                    path=f.path, gist=candidates[f.path].gist, vector=candidates[f.path].vector
-                )
-                for f in fused
-                if f.path in candidates
-            ],
-            query,
-        )
 
     def _snippets(self, paths: Sequence[str], run: _Fusion) -> dict[str, str]:
         if not paths:
@@ -351,11 +298,3 @@ class SqliteRetrieval:
 
 def _int(value: SqlValue) -> int:
     return value if isinstance(value, int) else 0
-
-
-def _real(value: SqlValue) -> float:
-    return float(value) if isinstance(value, int | float) else 0.0
-
-
-def _text_or_none(value: SqlValue) -> str | None:
-    return None if value is None else str(value)
