@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import logging
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +37,20 @@ def test_configuring_twice_keeps_one_handler_and_no_propagation() -> None:
     # pytest attaches capture handlers of its own; count only the ones memhtml installs.
     ours = [h for h in logger.handlers if type(h).__module__ == logs.__name__]
     assert (1, False, logging.ERROR) == (len(ours), logger.propagate, logger.level)
+
+
+def test_a_closed_earlier_stderr_does_not_break_logging(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A record logged after the stderr the handler last wrote to was closed still lands on
+    the current stderr (a test runner closes each test's capture file; a closed file, unlike a
+    closed StringIO, raises on flush)."""
+    old = (tmp_path / "old").open("w", encoding="utf-8")
+    monkeypatch.setattr(sys, "stderr", old)
+    logger = configure_logging({})
+    logger.warning("first")
+    old.close()
+    current = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", current)
+    logger.warning("second")
+    assert "memhtml: WARNING: second\n" == current.getvalue()

@@ -29,7 +29,9 @@ class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.setStream(sys.stderr)
+        # Plain assignment, not ``setStream``: that flushes the previous stream first, and a
+        # replaced stream may be closed by now, which turned a log line into a ValueError.
+        self.stream = sys.stderr
         super().emit(record)
 
 
