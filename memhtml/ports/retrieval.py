@@ -65,7 +65,11 @@ def _rrf_k(value: float) -> float:
 
 @attrs.frozen(kw_only=True)
 class RankingOptions:
-    """The ablation switches every search path accepts (DECISIONS 12). Defaults: the seed's fold.
+    """The ablation switches every search path accepts (DECISIONS 12).
+
+    Defaults: the seed's ungated fold over every arm, with the constants our LoCoMo runs chose
+    over the seed's (k = 20, vector weight 0.5 in the registry, stopwords dropped; see
+    ``memhtml.domain.fusion.RRF_K``).
 
     Attributes:
         arms: Arm names to run (``--arms``), or None for every arm whose input exists. An arm
@@ -81,7 +85,7 @@ class RankingOptions:
     gate_priors: bool = False
     rrf_k: float = attrs.field(default=RRF_K, converter=_rrf_k)
     weights: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_weights)
-    fts_stopwords: bool = False
+    fts_stopwords: bool = True
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

@@ -20,10 +20,10 @@ from memhtml.ports.retrieval import (
 ARM_NAMES = [arm.name for arm in RANK_ARMS]
 
 
-def test_the_defaults_are_the_seeds_fold() -> None:
-    """No switch set: every arm, no gate, k = 60, registry weights, stopwords kept."""
+def test_the_defaults_are_the_ungated_fold_with_our_constants() -> None:
+    """No switch set: every arm, no gate, k = 20, registry weights, stopwords dropped."""
     options = RankingOptions()
-    assert (None, False, 60, (), False) == (
+    assert (None, False, 20, (), True) == (
         options.arms,
         options.gate_priors,
         options.rrf_k,

@@ -57,11 +57,12 @@ def ranking_options(command: F) -> F:
             help="The reciprocal rank fusion constant.",
         ),
         click.option(
-            "--weights", help="Per-arm weights, e.g. fts=1,vector=1,recency=0.5,salience=0.4."
+            "--weights", help="Per-arm weights, e.g. fts=1,vector=0.5,recency=0.5,salience=0.4."
         ),
         click.option(
             "--fts-stopwords/--no-fts-stopwords",
-            default=False,
+            default=True,
+            show_default=True,
             help="Drop English function words from the lexical query.",
         ),
     ]
