@@ -54,6 +54,19 @@ def _eval(*args: str) -> tuple[str, ...]:
 
 
 _SMALL_GATE: Final = ("--size", "60", "--probes", "12")
+# The ablations, run on both evals side by side: the seed's fold (the constants before
+# the evals chose k = 20, vector 0.5, stopwords dropped), gated priors, the query arms alone,
+# and the porter stemmer.
+ABLATIONS: Final = (
+    (
+        "seed-fold",
+        "the seed's fold",
+        ("--rrf-k", "60", "--weights", "vector=1", "--no-fts-stopwords"),
+    ),
+    ("gate-priors", "--gate-priors", ("--gate-priors",)),
+    ("query-arms", "--arms fts,vector", ("--arms", "fts,vector")),
+    ("porter", "porter stemmer", ("--fts-tokenizer", "porter")),
+)
 _ONE_CONVERSATION: Final = ("--conversations", "1")
 
 SUITE: Final[tuple[Entry, ...]] = (
@@ -106,14 +119,20 @@ SUITE: Final[tuple[Entry, ...]] = (
     ),
     *(
         Entry(
+            f"gate-{name}", f"Gate ablation, default seed, fake: {title}",
+            _eval("discriminate", *args), _eval("discriminate", *args, *_SMALL_GATE), "json",
+        )
+        for name, title, args in ABLATIONS
+    ),
+    *(
+        Entry(
             f"locomo-{name}", f"LoCoMo, {title}",
             _eval("locomo", *args), _eval("locomo", *args, *_ONE_CONVERSATION), "json",
         )
         for name, title, args in (
             ("lexical", "lexical", ("--mode", "lexical")),
-            ("hybrid", "hybrid (local model)", ("--mode", "hybrid")),
-            ("query-arms", "hybrid, query arms", ("--mode", "hybrid", "--arms", "fts,vector")),
-            ("porter", "hybrid, porter stemmer", ("--mode", "hybrid", "--fts-tokenizer", "porter")),
+            ("hybrid", "hybrid (local model), defaults", ("--mode", "hybrid")),
+            *((n, f"hybrid, {t}", ("--mode", "hybrid", *a)) for n, t, a in ABLATIONS),
         )
     ),
 )  # fmt: skip
