@@ -14,6 +14,7 @@ from tests.integration.test_cli_commands_store import (
     LOCK_PATH,
     LOCK_WRITE,
     Store,
+    data,
     envelope,
     invoke,
     snapshot,
@@ -225,6 +226,29 @@ def test_doctor_reports_a_healthy_store(store: Store) -> None:
     assert ("root", "healthy", "dangling") == tuple(report)[:3]
     assert (True, str(store.root), []) == (report["healthy"], report["root"], report["dangling"])
     assert "warnings" == list(report)[-1]
+
+
+def test_doctor_reports_low_coverage_when_the_store_is_meant_to_embed(store: Store) -> None:
+    """The plain doctor loads no model, yet a store configured to embed whose chunks have no
+    vectors is reported low, with the remedy; a lexical-only store is not."""
+    local = data(store.run("doctor", env={"MEMHTML_EMBED": "local"}))
+    off = data(store.run("doctor", env={"MEMHTML_EMBED": "off"}))
+    assert (True, 0.0, False) == (
+        local["vectorCoverageLow"],
+        local["vectorCoverage"],
+        off["vectorCoverageLow"],
+    )
+    assert any("vector coverage is low" in warning for warning in local["warnings"])
+
+
+def test_doctor_names_the_bedrock_space_without_calling_aws(store: Store) -> None:
+    """Configured for Bedrock, doctor reports Titan's space (not the local default) and the
+    mismatch with the MiniLM-built index, without credentials or network."""
+    report = data(store.run("doctor", env={"MEMHTML_EMBED": "bedrock"}))
+    assert ("amazon.titan-embed-text-v2:0@1024", False) == (
+        report["configuredEmbedModel"],
+        report["embedModelMatches"],
+    )
 
 
 def test_state_export_then_import_round_trips(store: Store) -> None:

@@ -125,7 +125,9 @@ def run_doctor(services: Services, *, fix: bool = False) -> DoctorReport:
             root=str(services.settings.root),
             configured_model=services.watermark,
             floor=services.settings.embed.vector_coverage_floor,
-            embeds=services.embeds,
+            # The configured backend, not the embedder instance: the plain doctor opens none,
+            # and low coverage must still be reported when the store is meant to embed.
+            embeds=services.settings.embed.writes_vectors,
             has_state=services.db.has_state,
         )
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Final
 
 import click
@@ -61,12 +62,20 @@ def doctor(fix: bool) -> CommandResult:
     from memhtml.app.use_cases.doctor import run_doctor
 
     # The plain doctor compares spaces and counts vectors; it never embeds, so it never loads
-    # a model. --fix commits and updates the index like every mutating command, with its
-    # embedder (loaded only if the update finds chunks to embed).
-    with open_services(embedder=fix) as services:
+    # a model. A Bedrock embedder is still built (it touches neither boto3 nor AWS until it
+    # embeds), because its space, unlike the local default's, is not known without it. --fix
+    # commits and updates the index like every mutating command, with its embedder (loaded
+    # only if the update finds chunks to embed).
+    with open_services(embedder=fix or _bedrock_configured()) as services:
         report = run_doctor(services, fix=fix)
     keys = (*DOCTOR_KEYS, REPAIRED_KEY) if fix else DOCTOR_KEYS
     return "doctor.report", shaping.shaped(report, keys)
+
+
+def _bedrock_configured() -> bool:
+    from memhtml.app.config import read_embed_settings
+
+    return read_embed_settings(os.environ).backend == "bedrock"
 
 
 @click.group("state")
