@@ -14,9 +14,9 @@ from typing import Final, TypeVar
 import attrs
 
 from memhtml.app.errors import MissingArgument
-from memhtml.app.write_requests import WriteRequest, checked
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.vocabulary import LINKABLE_RELS
+from memhtml.domain.write_requests import WriteRequest, checked
 
 T = TypeVar("T")
 

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
     from memhtml.app.use_cases.write import WriteResult
-    from memhtml.app.write_requests import WriteRequest
     from memhtml.domain.reinforce import Signal
+    from memhtml.domain.write_requests import WriteRequest
     from memhtml.ports.embedder import EmbeddingModel
     from memhtml.ports.indexer import BackfillReport, RebuildReport, UpdateReport
     from memhtml.ports.retrieval import RecallRequest, SearchRequest

@@ -20,8 +20,8 @@ from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.errors import DirtyTree
 from memhtml.app.store import Store
 from memhtml.app.use_cases.doctor_fix import Repair
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.model import Link
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from tests.integration.test_cli_commands_store import (
     EXPORT_PATH,

@@ -19,9 +19,9 @@ from memhtml.app.store import Store
 from memhtml.app.use_cases.init import init_store
 from memhtml.app.use_cases.listing import ListRequest
 from memhtml.app.use_cases.state_ops import SIDECAR_PATH
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import NotFound
 from memhtml.domain.scope import FacetFilter
+from memhtml.domain.write_requests import WriteRequest
 
 START = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)
 EXPORT = WriteRequest(

@@ -25,7 +25,7 @@ from dulwich.repo import Repo
 import memhtml
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
 from memhtml.app.use_cases.listing import ListRequest
-from memhtml.app.write_requests import WriteRequest
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.git_writer import HeadMoved
 from memhtml.ports.retrieval import SearchRequest
 

@@ -28,8 +28,8 @@ from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 from memhtml.app.use_cases.init import InitResult, init_store
 from memhtml.app.use_cases.link import link_memories
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory, NotFound
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.git import PathRefused
 
 START = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)

@@ -8,7 +8,7 @@ from memhtml.adapters.html import drop_link, parse_memory, retarget_link
 from memhtml.app.use_cases.doctor_fix import FixPorts, Repair, destination, repair_with
 from memhtml.app.use_cases.link import link_memories
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.git_writer import ChangeSet
 from memhtml.ports.health import DanglingLink

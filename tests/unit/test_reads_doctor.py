@@ -5,7 +5,7 @@ from __future__ import annotations
 from memhtml.adapters.html import parse_memory
 from memhtml.app.use_cases.doctor import DoctorPorts, doctor_with, format_check
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.health import DanglingLink, InboxDepths
 from tests.fakes.read_plane import FakeProbe
 from tests.fakes.write_plane import FAKE_SPACE, FakeStore, fake_store

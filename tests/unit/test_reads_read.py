@@ -14,10 +14,10 @@ from memhtml.app.use_cases.read import (
     read_with,
 )
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import InvalidInput, NotFound
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.reinforce import Signal
+from memhtml.domain.write_requests import WriteRequest
 from tests.fakes.read_plane import FakeRetrieval
 from tests.fakes.write_plane import FakeStore, fake_store
 

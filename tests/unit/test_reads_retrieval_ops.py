@@ -8,9 +8,9 @@ from memhtml.adapters.html import parse_memory
 from memhtml.app.use_cases.read import ReadPorts
 from memhtml.app.use_cases.retrieval_ops import recall_with, reinforce_with, search_with
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import InvalidInput, NotFound
 from memhtml.domain.reinforce import Signal
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.retrieval import RecallRequest, SearchRequest
 from tests.fakes.read_plane import FakeRetrieval
 from tests.fakes.write_plane import FakeStore, fake_store

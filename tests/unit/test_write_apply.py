@@ -13,8 +13,8 @@ from memhtml.adapters.html import parse_memory
 from memhtml.app.apply_ops import ApplyOp, SessionDefaults, parse_apply_lines
 from memhtml.app.use_cases.apply import ApplyResult, ApplySummary, OpResult, apply_batch
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.model import Link
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.recorder import SessionLink
 from tests.fakes.write_plane import FakeStore, fake_store
 

@@ -16,8 +16,8 @@ from memhtml.app.apply_ops import (
     parse_apply_lines,
 )
 from memhtml.app.errors import MissingArgument
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.write_requests import WriteRequest
 
 WRITE = {"op": "write", "title": "T", "type": "semantic", "claim": "C."}
 

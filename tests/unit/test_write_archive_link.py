@@ -9,9 +9,9 @@ from memhtml.app.errors import DirtyTree, MissingArgument
 from memhtml.app.use_cases.archive import ArchiveResult, archive_memory
 from memhtml.app.use_cases.link import LinkResult, link_memories
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import InvalidInput, InvalidMemory, NotFound
 from memhtml.domain.model import Link
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.git_writer import FileMove
 from tests.fakes.write_plane import FakeStore, fake_store
 

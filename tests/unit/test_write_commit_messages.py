@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.app.commit_messages import (
+from memhtml.domain.commit_messages import (
     ELLIPSIS,
     SUBJECT_MAX_UNITS,
     UNTITLED_SUBJECT,

@@ -11,9 +11,9 @@ from memhtml.adapters.html import parse_memory, render_memory
 from memhtml.app.errors import DirtyTree
 from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 from memhtml.app.use_cases.write import write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import DuplicateContent, InvalidInput, InvalidMemory, NotFound
 from memhtml.domain.model import Link, RenderInputs
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from memhtml.ports.recorder import SessionLink
 from tests.fakes.write_plane import FakeStore, fake_store

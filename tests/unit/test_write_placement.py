@@ -6,14 +6,14 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.app.placement import (
+from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory
+from memhtml.domain.paths import SLUG_MAX, file_name, slugify
+from memhtml.domain.placement import (
     explicit_path,
     free_path,
     is_safe_path,
     repo_path,
 )
-from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory
-from memhtml.domain.paths import SLUG_MAX, file_name, slugify
 
 
 def test_first_free_name_is_the_plain_slug() -> None:

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.app.user_instants import normalize_user_instant
-from memhtml.app.write_requests import WriteRequest, checked, render_inputs, split_claim
 from memhtml.domain.datetimes import is_valid_datetime
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.model import collapse_whitespace
+from memhtml.domain.user_instants import normalize_user_instant
+from memhtml.domain.write_requests import WriteRequest, checked, render_inputs, split_claim
 from tests.strategies import awkward_text
 
 STAMP = "2026-09-14T07:02:11Z"

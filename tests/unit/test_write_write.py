@@ -15,9 +15,9 @@ from memhtml.adapters.html import parse_memory
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import ParseCache
 from memhtml.app.use_cases.write import WriteResult, stage_write, write_memory
-from memhtml.app.write_requests import WriteRequest
 from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory
 from memhtml.domain.model import MemoryDoc
+from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale, StorageFailure
 from memhtml.ports.git_writer import HeadMoved
 from memhtml.ports.indexer import UpdateReport

@@ -22,7 +22,6 @@ from memhtml.app.apply_ops import (
     SessionDefaults,
     WriteOp,
 )
-from memhtml.app.commit_messages import OP_BATCH, batch_subject, commit_message
 from memhtml.app.errors import DirtyTree
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.archive import checked_reason, stage_archive
@@ -30,6 +29,7 @@ from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.link import stage_link
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
 from memhtml.app.use_cases.write import stage_write
+from memhtml.domain.commit_messages import OP_BATCH, batch_subject, commit_message
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
 from memhtml.ports.progress import NO_PROGRESS, PHASE_APPLYING, ProgressSink
 

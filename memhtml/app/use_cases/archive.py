@@ -6,7 +6,6 @@ import datetime as dt
 
 import attrs
 
-from memhtml.app.commit_messages import OP_ARCHIVE, archive_subject, commit_message
 from memhtml.app.errors import MissingArgument
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
@@ -18,6 +17,7 @@ from memhtml.app.use_cases.memory_files import (
     text_of,
 )
 from memhtml.app.use_cases.mutation import Plan, run_mutation
+from memhtml.domain.commit_messages import OP_ARCHIVE, archive_subject, commit_message
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.model import collapse_whitespace
 

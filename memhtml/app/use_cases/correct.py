@@ -7,7 +7,6 @@ import datetime as dt
 import attrs
 
 from memhtml.adapters.html import meta_names
-from memhtml.app.commit_messages import OP_CORRECT, commit_message
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.memory_files import (
@@ -19,13 +18,14 @@ from memhtml.app.use_cases.memory_files import (
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
 from memhtml.app.use_cases.write import active_holder, placed_path
-from memhtml.app.user_instants import normalize_user_instant
-from memhtml.app.write_requests import WriteRequest, checked, render_inputs
+from memhtml.domain.commit_messages import OP_CORRECT, commit_message
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import DuplicateContent
 from memhtml.domain.model import CONCEPT_ENTITY_TYPE, LANG_ENTITY_TYPE, Link, MemoryDoc
 from memhtml.domain.paths import workspace_of
+from memhtml.domain.user_instants import normalize_user_instant
 from memhtml.domain.vocabulary import TASK_TYPE
+from memhtml.domain.write_requests import WriteRequest, checked, render_inputs
 
 
 @attrs.frozen(kw_only=True)

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from memhtml.app.commit_messages import OP_LINK, commit_message
 from memhtml.app.errors import DirtyTree
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.memory_files import text_of
 from memhtml.app.use_cases.mutation import Plan, run_mutation
+from memhtml.domain.commit_messages import OP_LINK, commit_message
 from memhtml.ports.health import DanglingLink, HealthProbe, OrphanPruner
 
 if TYPE_CHECKING:

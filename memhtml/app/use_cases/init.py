@@ -14,9 +14,9 @@ from typing import Final
 
 import attrs
 
-from memhtml.app.commit_messages import INIT_SUBJECT, OP_INIT, commit_message
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import COMMIT_ATTEMPTS
+from memhtml.domain.commit_messages import INIT_SUBJECT, OP_INIT, commit_message
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import GitWriter, HeadMoved
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import attrs
 
-from memhtml.app.commit_messages import OP_LINK, commit_message, link_subject
-from memhtml.app.placement import repo_path
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.memory_files import existing_memory, require_clean, text_of
 from memhtml.app.use_cases.mutation import Plan, run_mutation
+from memhtml.domain.commit_messages import OP_LINK, commit_message, link_subject
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.placement import repo_path
 from memhtml.domain.vocabulary import LINKABLE_RELS, TASK_TYPE, edge_class_of
 
 

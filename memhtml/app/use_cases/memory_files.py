@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Final
 
 from memhtml.app.errors import DirtyTree
-from memhtml.app.placement import MAX_COLLISION_SUFFIX, repo_path
 from memhtml.app.staged_tree import StagedTree
 from memhtml.domain.errors import Conflict, InvalidMemory, NotFound
 from memhtml.domain.findings import Finding
 from memhtml.domain.paths import HTML_SUFFIX, archive_path, is_archived_path, is_indexable_path
+from memhtml.domain.placement import MAX_COLLISION_SUFFIX, repo_path
 
 ARCHIVED_TARGET_CODE: Final = "target-archived"
 ENCODING_CODE: Final = "encoding"

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from memhtml.app.placement import repo_path
 from memhtml.app.use_cases.freshness import ensure_fresh
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import InvalidInput, MemhtmlError, NotFound
 from memhtml.domain.findings import Finding
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.paths import is_archived_path, is_indexable_path
+from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
 from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from memhtml.app.placement import repo_path
 from memhtml.app.use_cases.freshness import ensure_fresh
 from memhtml.app.use_cases.read import ReadPorts, read_ports, record_session_link
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
 from memhtml.ports.retrieval import ArchivedMatch, RecallRequest, SearchHit, SearchRequest
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from memhtml.app.commit_messages import commit_message
 from memhtml.app.use_cases.collaborators import COMMIT_ATTEMPTS
 from memhtml.app.use_cases.mutation import FIRST_PAUSE_S, PAUSE_JITTER
+from memhtml.domain.commit_messages import commit_message
 from memhtml.domain.errors import NotFound
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter, HeadMoved

@@ -6,16 +6,16 @@ import datetime as dt
 
 import attrs
 
-from memhtml.app.commit_messages import OP_WRITE, commit_message
-from memhtml.app.placement import explicit_path, free_path
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
-from memhtml.app.write_requests import WriteRequest, checked, render_inputs
+from memhtml.domain.commit_messages import OP_WRITE, commit_message
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import Conflict
 from memhtml.domain.paths import placement_dir
+from memhtml.domain.placement import explicit_path, free_path
 from memhtml.domain.vocabulary import TASK_TYPE
+from memhtml.domain.write_requests import WriteRequest, checked, render_inputs
 
 
 @attrs.frozen(kw_only=True)

@@ -96,6 +96,6 @@ def checked_as_of(as_of: str | None) -> str | None:
     """
     if as_of is None:
         return None
-    from memhtml.app.user_instants import normalize_user_instant
+    from memhtml.domain.user_instants import normalize_user_instant
 
     return normalize_user_instant(as_of, "--as-of")

@@ -112,7 +112,7 @@ def write(
 ) -> CommandResult:
     """Write one memory as one commit, or report the active memory that already holds it."""
     from memhtml.app.use_cases.write import write_memory
-    from memhtml.app.write_requests import WriteRequest, checked
+    from memhtml.domain.write_requests import WriteRequest, checked
 
     _article(claim, article_html)
     request = checked(

@@ -155,12 +155,12 @@ def _build_and_probe(
 
 
 def _materialize(fixture: Fixture, services: Services) -> None:
-    from memhtml.app.commit_messages import commit_message
     from memhtml.app.eval.discrimination.rendering import render_files, sidecar_bytes
     from memhtml.app.repo_config import ensure_merge_ours_driver
     from memhtml.app.use_cases.index_ops import index_rebuild
     from memhtml.app.use_cases.init import init_store
     from memhtml.app.use_cases.state_ops import SIDECAR_PATH, state_import
+    from memhtml.domain.commit_messages import commit_message
     from memhtml.ports.git_writer import ChangeSet, FileWrite
 
     root = services.settings.root

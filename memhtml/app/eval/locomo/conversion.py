@@ -17,8 +17,8 @@ import attrs
 
 from memhtml.app.apply_ops import WriteOp
 from memhtml.app.eval.locomo.dataset import Conversation, Session, Turn
-from memhtml.app.write_requests import WriteRequest, checked
 from memhtml.domain.paths import slugify
+from memhtml.domain.write_requests import WriteRequest, checked
 
 Granularity = Literal["turn", "session"]
 

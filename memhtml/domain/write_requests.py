@@ -11,9 +11,9 @@ from typing import Final
 
 import attrs
 
-from memhtml.app.user_instants import normalize_user_instant
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.model import Link, RenderInputs
+from memhtml.domain.user_instants import normalize_user_instant
 from memhtml.domain.vocabulary import ARC_TYPE, WRITABLE_TYPES
 
 # A sentence ends at `.`, `!` or `?` followed by whitespace, the seam the chunker also uses.
