@@ -28,11 +28,12 @@ from bench.machine import machine_line
 from memhtml.adapters.git import DulwichGit, DulwichGitWriter
 from memhtml.adapters.html import parse_memory, render_memory
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.indexer import SqliteIndexer
-from memhtml.adapters.sqlite.parsing import ParseSettings, SourceFile, parse_files
 from memhtml.adapters.system.clock import FixedClock
+from memhtml.app.indexing import StoreIndexer
+from memhtml.app.indexing.parse_pool import ParseSettings, SourceFile, parse_files
 from memhtml.domain.model import Link, RenderInputs
 from memhtml.ports.git_writer import ChangeSet, FileWrite
+from tests.support import sqlite_indexer
 
 WATERMARK: Final = "bench-none@8"
 CLOCK: Final = FixedClock(dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
@@ -131,9 +132,9 @@ def build_repository(root: Path, files: list[tuple[str, bytes]]) -> DulwichGitWr
     return writer
 
 
-def indexer(root: Path, db: Database, workers: int) -> SqliteIndexer:
+def indexer(root: Path, db: Database, workers: int) -> StoreIndexer:
     """A lexical-only indexer over the repository at ``root``."""
-    return SqliteIndexer(
+    return sqlite_indexer(
         db=db,
         git=DulwichGit(root),
         parser=parse_memory,

@@ -28,17 +28,21 @@ import sqlite_vec
 
 from bench.machine import machine_line, percentile_ms
 from memhtml.adapters.hashing.embedder import HashingEmbedder
+from memhtml.adapters.numpy import NumpyPairwiseCosine
 from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
-from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
 from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.adapters.sqlite.storage import sqlite_storage
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.adapters.system.clock import FixedClock
+from memhtml.app.bootstrap import retrieval_over
+from memhtml.app.retrieval import RetrievalPipeline
 from memhtml.domain.fusion import RANK_ARMS, ArmSpec
 from memhtml.domain.mmr import mmr_select
 from memhtml.domain.polarity import PolarityCandidate, polarity_scored
-from memhtml.ports.embedder import Vector
+from memhtml.ports.clock import Clock
+from memhtml.ports.embedder import QueryEmbedder, Vector
 from memhtml.ports.retrieval import RankingOptions, RecallRequest, SearchRequest
 
 DIM: Final = 384
@@ -215,12 +219,29 @@ ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS)
 GATED: Final = RankingOptions(gate_priors=True)
 
 
-def searcher(retrieval: SqliteRetrieval, options: RankingOptions) -> Callable[[str], object]:
+def sqlite_retrieval(
+    db: Database,
+    *,
+    clock: Clock,
+    embedder: QueryEmbedder | None = None,
+    embed_model: str | None = None,
+) -> RetrievalPipeline:
+    """The production pipeline over SQLite storage on ``db``."""
+    return retrieval_over(
+        sqlite_storage(db),
+        clock=clock,
+        embedder=embedder,
+        embed_model=embed_model,
+        similarity=NumpyPairwiseCosine(),
+    )
+
+
+def searcher(retrieval: RetrievalPipeline, options: RankingOptions) -> Callable[[str], object]:
     """One search per query text with the mode's switches."""
     return lambda text: retrieval.search(SearchRequest(query=text, options=options))
 
 
-def recaller(retrieval: SqliteRetrieval, options: RankingOptions) -> Callable[[str], object]:
+def recaller(retrieval: RetrievalPipeline, options: RankingOptions) -> Callable[[str], object]:
     """One recall per query text with the mode's switches."""
     return lambda text: retrieval.recall(RecallRequest(query=text, options=options))
 
@@ -245,8 +266,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             built_s = time.perf_counter() - started
             # The configured space without an embedder (MEMHTML_EMBED=off, or a provider down):
             # no vector arm, but polarity and MMR still read the stored vectors.
-            lexical = SqliteRetrieval(db, clock=clock, embed_model=MODEL)
-            hybrid = SqliteRetrieval(db, clock=clock, embedder=precomputed)
+            lexical = sqlite_retrieval(db, clock=clock, embed_model=MODEL)
+            hybrid = sqlite_retrieval(db, clock=clock, embedder=precomputed)
             modes = {
                 "lexical (fts, recency, salience)": (lexical, RankingOptions()),
                 "lexical, priors gated": (lexical, GATED),

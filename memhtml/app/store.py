@@ -1,7 +1,8 @@
 """The Python facade: ``memhtml.open(root)`` returns a :class:`Store` a program can embed.
 
-Each method is one call into its use case over the store's wired services, so the facade, the
-command line and the tests all run the same code.
+Each method hands one use case the ports it uses, taken from the store's wired
+:class:`~memhtml.app.bootstrap.Services`; the command line, the MCP server, the evaluation
+harnesses and the tests all call through here, so they run the same code.
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ from typing import TYPE_CHECKING, Final
 from memhtml.app.bootstrap import STORE_DIR, Services, read_settings
 from memhtml.app.errors import RepoRequired
 from memhtml.ports.clock import Clock
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 if TYPE_CHECKING:
     from memhtml.app.apply_ops import ApplyOp, SessionDefaults
     from memhtml.app.use_cases.apply import ApplyResult
     from memhtml.app.use_cases.archive import ArchiveResult
+    from memhtml.app.use_cases.collaborators import WriteDeps
     from memhtml.app.use_cases.correct import CorrectRequest, CorrectResult
     from memhtml.app.use_cases.doctor import DoctorReport
     from memhtml.app.use_cases.index_ops import IndexStatus
+    from memhtml.app.use_cases.init import InitResult
     from memhtml.app.use_cases.link import LinkResult
     from memhtml.app.use_cases.listing import ListRequest, ListResult
-    from memhtml.app.use_cases.read import ReadResult
+    from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
     from memhtml.app.use_cases.write import WriteResult
@@ -39,7 +43,7 @@ GIT_DIR: Final = ".git"
 
 
 class Store:
-    """One open memory store. Close it (or use ``with``) to release SQLite.
+    """One open memory store. Close it (or use ``with``) to release its storage.
 
     Every method raises the domain and port errors its use case documents (``NotFound``,
     ``InvalidInput``, ``InvalidMemory``, ``StorageFailure``, ``GitFailure``…).
@@ -54,41 +58,104 @@ class Store:
         """The store's working tree."""
         return self.services.settings.root
 
+    def write_deps(self, *, embed: bool | None = None) -> WriteDeps:
+        """The ports every mutating use case takes; ``embed`` overrides the store's setting."""
+        from memhtml.app.use_cases.collaborators import WriteDeps
+
+        s = self.services
+        return WriteDeps(
+            git=s.git,
+            writer=s.writer,
+            recorder=s.storage.recorder,
+            indexer=s.indexer,
+            clock=s.clock,
+            codec=s.codec,
+            embed=s.embeds if embed is None else embed,
+            write_lock=s.write_lock,
+        )
+
+    def read_ports(self) -> ReadPorts:
+        """The ports the read-side use cases take."""
+        from memhtml.app.use_cases.read import ReadPorts
+
+        s = self.services
+        return ReadPorts(
+            git=s.git,
+            indexer=s.indexer,
+            retrieval=s.retrieval,
+            recorder=s.storage.recorder,
+            clock=s.clock,
+            parse=s.parse,
+            embed=s.embeds,
+        )
+
+    def initialize(self, *, databases_created: bool) -> InitResult:
+        """``memhtml init``'s steps: repository, config, scaffold commit (idempotent).
+
+        Args:
+            databases_created: Whether opening this store created its databases (the
+                storage is already open by the time this runs).
+        """
+        from memhtml.app.use_cases.init import init_store
+
+        s = self.services
+        return init_store(
+            root=s.settings.root,
+            git=s.git,
+            writer=s.writer,
+            configure_repo=s.configure_repo,
+            create_databases=lambda: databases_created,
+        )
+
     def write(self, request: WriteRequest) -> WriteResult:
         """Write one memory as one commit (or dedup onto the active memory holding it)."""
         from memhtml.app.use_cases.write import write_memory
 
-        return write_memory(self.services.write_deps(), request)
+        return write_memory(self.write_deps(), request)
 
-    def read(self, path: str, *, session_id: str | None = None) -> ReadResult:
+    def read(
+        self,
+        path: str,
+        *,
+        session_id: str | None = None,
+        prompt_id: str | None = None,
+        turn_uuid: str | None = None,
+    ) -> ReadResult:
         """Read one memory and bump its salience (cooldown applies)."""
-        from memhtml.app.use_cases.read import read_memory
+        from memhtml.app.use_cases.read import read_with
 
-        return read_memory(self.services, path, session_id=session_id)
+        return read_with(
+            self.read_ports(),
+            path,
+            session_id=session_id,
+            prompt_id=prompt_id,
+            turn_uuid=turn_uuid,
+        )
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""
-        from memhtml.app.use_cases.listing import ListRequest, list_memories
+        from memhtml.app.use_cases.listing import ListRequest, list_with
 
-        return list_memories(self.services, request or ListRequest())
+        s = self.services
+        return list_with(s.indexer, s.storage.lister, request or ListRequest(), embed=s.embeds)
 
     def search(self, request: SearchRequest | str) -> SearchAnswer:
         """Fused search; a plain string searches with the default scope and limit."""
-        from memhtml.app.use_cases.retrieval_ops import search_memories
+        from memhtml.app.use_cases.retrieval_ops import search_with
         from memhtml.ports.retrieval import SearchRequest
 
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        return search_memories(self.services, request)
+        return search_with(self.read_ports(), request)
 
     def recall(self, request: RecallRequest | str) -> RecallAnswer:
         """The recall pack; a plain string recalls with the default scope and budget."""
-        from memhtml.app.use_cases.retrieval_ops import recall_memories
+        from memhtml.app.use_cases.retrieval_ops import recall_with
         from memhtml.ports.retrieval import RecallRequest
 
         if isinstance(request, str):
             request = RecallRequest(query=request)
-        return recall_memories(self.services, request)
+        return recall_with(self.read_ports(), request)
 
     def reinforce(
         self,
@@ -96,29 +163,38 @@ class Store:
         signal: Signal | str = "neutral",
         *,
         session_id: str | None = None,
+        prompt_id: str | None = None,
+        turn_uuid: str | None = None,
     ) -> ReinforceAnswer:
         """Bump memories by path; non-neutral signals move their outcome."""
-        from memhtml.app.use_cases.retrieval_ops import reinforce_paths
+        from memhtml.app.use_cases.retrieval_ops import reinforce_with
 
-        return reinforce_paths(self.services, paths, signal, session_id=session_id)
+        return reinforce_with(
+            self.read_ports(),
+            paths,
+            signal,
+            session_id=session_id,
+            prompt_id=prompt_id,
+            turn_uuid=turn_uuid,
+        )
 
     def correct(self, target: str, correction: CorrectRequest) -> CorrectResult:
         """Replace a memory: archive it and write its successor, one commit."""
         from memhtml.app.use_cases.correct import correct_memory
 
-        return correct_memory(self.services.write_deps(), target, correction)
+        return correct_memory(self.write_deps(), target, correction)
 
     def archive(self, path: str, reason: str) -> ArchiveResult:
         """Move a memory under ``archive/<YYYY>/``, one commit."""
         from memhtml.app.use_cases.archive import archive_memory
 
-        return archive_memory(self.services.write_deps(), path, reason)
+        return archive_memory(self.write_deps(), path, reason)
 
     def link(self, src: str, rel: str, dst: str) -> LinkResult:
         """Add one edge of the closed vocabulary to ``src``'s head."""
         from memhtml.app.use_cases.link import link_memories
 
-        return link_memories(self.services.write_deps(), src, rel, dst)
+        return link_memories(self.write_deps(), src, rel, dst)
 
     def apply(
         self,
@@ -126,8 +202,14 @@ class Store:
         *,
         continue_on_error: bool = False,
         defaults: SessionDefaults | None = None,
+        progress: ProgressSink = NO_PROGRESS,
+        embed: bool | None = None,
     ) -> ApplyResult:
-        """Run a batch as one commit; ``ops`` are checked ops or raw JSONL lines."""
+        """Run a batch as one commit; ``ops`` are checked ops or raw JSONL lines.
+
+        ``embed`` False leaves the batch's vectors to a later pass (the store's setting when
+        None).
+        """
         from memhtml.app.apply_ops import parse_apply_lines
         from memhtml.app.use_cases.apply import apply_batch
 
@@ -137,56 +219,120 @@ class Store:
             else tuple(op for op in ops if not isinstance(op, str))
         )
         return apply_batch(
-            self.services.write_deps(),
+            self.write_deps(embed=embed),
             checked,
             continue_on_error=continue_on_error,
             defaults=defaults,
+            progress=progress,
         )
 
-    def index_rebuild(self, *, embed: bool | None = None, force: bool = False) -> RebuildReport:
-        """Rebuild the index from HEAD."""
+    def index_rebuild(
+        self,
+        *,
+        embed: bool | None = None,
+        force: bool = False,
+        progress: ProgressSink = NO_PROGRESS,
+    ) -> RebuildReport:
+        """Rebuild the index from HEAD; ``embed`` defaults to whether the store embeds."""
         from memhtml.app.use_cases.index_ops import index_rebuild
 
-        return index_rebuild(self.services, embed=embed, force=force)
+        s = self.services
+        return index_rebuild(
+            s.indexer,
+            embed=s.embeds if embed is None else embed,
+            force=force,
+            progress=progress,
+        )
 
-    def index_update(self, *, embed: bool | None = None) -> UpdateReport:
+    def index_update(
+        self, *, embed: bool | None = None, progress: ProgressSink = NO_PROGRESS
+    ) -> UpdateReport:
         """Bring the index level with HEAD and the working tree."""
         from memhtml.app.use_cases.index_ops import index_update
 
-        return index_update(self.services, embed=embed)
+        s = self.services
+        return index_update(
+            s.indexer, embed=s.embeds if embed is None else embed, progress=progress
+        )
 
-    def index_embed(self, *, dry_run: bool = False) -> BackfillReport:
+    def index_embed(
+        self, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
+    ) -> BackfillReport:
         """Backfill missing vectors."""
-        from memhtml.app.use_cases.index_ops import index_embed
+        from memhtml.app.use_cases.index_ops import embed_with
 
-        return index_embed(self.services, dry_run=dry_run)
+        return embed_with(self.services.indexer, dry_run=dry_run, progress=progress)
 
     def index_status(self) -> IndexStatus:
         """The index's watermark, vector space and counts."""
-        from memhtml.app.use_cases.index_ops import index_status
+        from memhtml.app.use_cases.index_ops import status_with
 
-        return index_status(self.services)
+        s = self.services
+        return status_with(
+            s.indexer,
+            s.storage.census,
+            configured_model=s.watermark,
+            floor=s.settings.embed.vector_coverage_floor,
+            has_state=s.storage.has_state,
+        )
 
     def doctor(self, *, fix: bool = False) -> DoctorReport:
-        """Check the store; read-only unless ``fix`` repairs dangling links and orphan rows."""
-        from memhtml.app.use_cases.doctor import run_doctor
+        """Check the store; read-only unless ``fix`` repairs dangling links and orphan rows.
 
-        return run_doctor(self.services, fix=fix)
+        Raises:
+            DirtyTree, IndexStale, EmbedModelMismatch, HeadMoved: Only with ``fix``; nothing
+                is written then.
+        """
+        import attrs
+
+        from memhtml.app.use_cases.doctor import DoctorPorts, doctor_with
+        from memhtml.app.use_cases.doctor_fix import FixPorts, repair_with
+
+        s = self.services
+        repaired = None
+        if fix:
+            repaired = repair_with(
+                FixPorts(
+                    deps=self.write_deps(),
+                    probe=s.storage.health,
+                    pruner=s.storage.pruner,
+                    retarget=s.codec.retarget_link,
+                    drop=s.codec.drop_link,
+                )
+            )
+        report = doctor_with(
+            DoctorPorts(
+                git=s.git,
+                parse=s.parse,
+                indexer=s.indexer,
+                probe=s.storage.health,
+                root=str(s.settings.root),
+                configured_model=s.watermark,
+                floor=s.settings.embed.vector_coverage_floor,
+                # The configured backend, not the embedder instance: the plain doctor opens
+                # none, and low coverage must still be reported when the store should embed.
+                embeds=s.settings.embed.writes_vectors,
+                has_state=s.storage.has_state,
+            )
+        )
+        return report if repaired is None else attrs.evolve(report, repaired=repaired)
 
     def state_export(self) -> StateExportResult:
         """Export the access table to the committed sidecar (a commit only on change)."""
-        from memhtml.app.use_cases.state_ops import state_export
+        from memhtml.app.use_cases.state_ops import export_with
 
-        return state_export(self.services)
+        s = self.services
+        return export_with(s.storage.state, s.git, s.writer)
 
     def state_import(self) -> StateImportResult:
         """Merge the committed sidecar into the state plane."""
-        from memhtml.app.use_cases.state_ops import state_import
+        from memhtml.app.use_cases.state_ops import import_with, read_sidecar
 
-        return state_import(self.services)
+        s = self.services
+        return import_with(s.storage.state, read_sidecar(s.git), has_state=s.storage.has_state)
 
     def close(self) -> None:
-        """Release the database connection."""
+        """Release the storage."""
         self.services.close()
 
     def __enter__(self) -> Store:
@@ -231,3 +377,18 @@ def open_store(
             suggestions=(f"memhtml init --repo {shlex.quote(str(settings.root))}",),
         )
     return Store(Services(settings, clock=clock, embedder=embedder))
+
+
+def init_store_at(root: str | Path, *, environ: Mapping[str, str] | None = None) -> InitResult:
+    """Create (or re-check) the store at ``root``: repository, scaffold and databases.
+
+    Raises:
+        GitFailure: The repository cannot be created, configured or committed to.
+        StorageFailure: A database cannot be created.
+        InvalidInput: An environment variable holds a bad value.
+    """
+    settings = read_settings(root, environ)
+    existed = settings.index_path.exists() and settings.state_path.exists()
+    # Opening the services creates and migrates both databases.
+    with Store(Services(settings, embedder=False)) as store:
+        return store.initialize(databases_created=not existed)

@@ -101,6 +101,28 @@ def fts_terms(query: str, *, drop_stopwords: bool = False) -> tuple[str, ...]:
     return tuple(term for term, _ in terms)
 
 
+@attrs.frozen(kw_only=True)
+class LexicalQuery:
+    """The terms a full-text arm looks for, and whether it needs every one of them.
+
+    Attributes:
+        terms: Bare tokens and ``"…"`` phrases from :func:`fts_terms`, never empty.
+        every: Every term required (the all-terms form) rather than any one.
+    """
+
+    terms: tuple[str, ...]
+    every: bool = False
+
+    @property
+    def match_text(self) -> str:
+        """The FTS5 ``MATCH`` string: the terms joined by ``AND`` or ``OR``."""
+        return (ALL_JOINER if self.every else ANY_JOINER).join(self.terms)
+
+    def phrases(self) -> tuple[tuple[str, ...], ...]:
+        """Each term as the words it holds (a bare token is a one-word phrase)."""
+        return tuple(tuple(term.strip(QUOTE).split()) for term in self.terms)
+
+
 def fts_query_forms(query: str, *, drop_stopwords: bool = False) -> FtsQueryForms:
     """Both MATCH forms of ``query``; see :func:`fts_terms` for what a term is."""
     terms = fts_terms(query, drop_stopwords=drop_stopwords)

@@ -265,3 +265,16 @@ class RenderInputs:
     valid_until: str | None = None
     task_status: str | None = None
     due_at: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RenderedMemory:
+    """A rendered file and the document a reader parses from it.
+
+    Attributes:
+        text: The canonical file text, content hash stamped.
+        doc: Equal to parsing ``text``, obtained without parsing ``text`` again.
+    """
+
+    text: str
+    doc: MemoryDoc

@@ -232,3 +232,19 @@ def _valid_at(facts: ScopeFacts, as_of: str) -> bool:
     """The validity window at ``as_of``; archived files are admitted, they were believed then."""
     start = next(s for s in (facts.valid_from, facts.event_at, facts.created_at) if s is not None)
     return start <= as_of and (facts.valid_until is None or facts.valid_until > as_of)
+
+
+def is_narrowing(scope: SearchScope) -> bool:
+    """Whether the caller named a scope that can narrow the corpus (``scopeEmpty`` needs one).
+
+    ``include_archived`` alone only widens, so it does not count: an empty corpus searched with
+    it is an empty corpus, not an over-narrow scope.
+    """
+    return bool(
+        scope.workspace is not None
+        or scope.tags
+        or scope.entity is not None
+        or scope.facets
+        or scope.memory_types
+        or scope.as_of is not None
+    )

@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Sequence
+import struct
+import sys
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final, TypeAlias
 
 # Outside this band a raw dot product could overflow or lose its terms to underflow.
 _SAFE_LOW: Final = 1e-150
 _SAFE_HIGH: Final = 1e150
+
+FLOAT32_BYTES: Final = 4
+"""Bytes per component of a stored vector: little-endian IEEE binary32 (SCHEMA §3.4)."""
+
+# array('f') is the platform's C float. Every platform Python supports makes that IEEE binary32;
+# checking once here turns a surprise platform into an import error, not corrupt vectors.
+if array("f").itemsize != FLOAT32_BYTES:  # pragma: no cover - no such platform in CI
+    raise ImportError("array('f') is not 4 bytes wide on this platform")
+_BIG_ENDIAN: Final = sys.byteorder == "big"
 
 PairSimilarity: TypeAlias = Callable[[int, int], float]
 """The similarity of the candidates at two indexes of one sequence.
@@ -118,3 +130,69 @@ def cosine_distance(a: Sequence[float], b: Sequence[float]) -> float:
         ValueError: When the two vectors differ in length.
     """
     return 1.0 - cosine_similarity(a, b)
+
+
+def pack_f32(values: Iterable[float]) -> bytes:
+    """Pack a vector as little-endian float32 bytes, the layout every backend stores.
+
+    Args:
+        values: The components; each is rounded to the nearest float32.
+
+    Returns:
+        ``4 * len(values)`` bytes.
+
+    Raises:
+        ValueError: When a component is NaN or infinite, or overflows float32 (which would
+            store an infinity). Such a vector would make every distance NaN and sort anywhere.
+    """
+    packed = array("f", values)
+    if not all(math.isfinite(x) for x in packed):
+        raise ValueError("vector holds a non-finite component")
+    if _BIG_ENDIAN:  # pragma: no cover - CI is little-endian
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def unpack_f32(blob: bytes) -> tuple[float, ...]:
+    """Read a little-endian float32 blob back into floats.
+
+    Raises:
+        ValueError: When the length is not a multiple of 4 bytes.
+    """
+    if len(blob) % FLOAT32_BYTES:
+        raise ValueError(f"blob length {len(blob)} is not a multiple of {FLOAT32_BYTES}")
+    unpacked = array("f")
+    unpacked.frombytes(blob)
+    if _BIG_ENDIAN:  # pragma: no cover - CI is little-endian
+        unpacked.byteswap()
+    return tuple(unpacked)
+
+
+_F32: Final = struct.Struct("<f")
+
+
+def _f32(value: float) -> float:
+    """``value`` rounded to the nearest float32, back as a double."""
+    return float(_F32.unpack(_F32.pack(value))[0])
+
+
+def f32_cosine_distance(a: bytes, b: bytes) -> float | None:
+    """The cosine distance of two stored vectors as sqlite-vec's ``vec_distance_cosine``
+    computes it, to the bit: products and running sums rounded to float32 in index order, the
+    square roots and the quotient in double, the result rounded to float32.
+
+    Rounding a double result of one +, − or × of two float32 values to float32 gives the float32
+    result exactly, so emulating the float32 loop this way is exact. ``None`` where SQLite
+    reads NULL: a zero vector (0 / 0), or blobs of different lengths.
+    """
+    if len(a) != len(b) or len(a) % FLOAT32_BYTES:
+        return None
+    dot = a_mag = b_mag = 0.0
+    for x, y in zip(unpack_f32(a), unpack_f32(b), strict=True):
+        dot = _f32(dot + _f32(x * y))
+        a_mag = _f32(a_mag + _f32(x * x))
+        b_mag = _f32(b_mag + _f32(y * y))
+    denominator = math.sqrt(a_mag) * math.sqrt(b_mag)
+    if denominator == 0.0:
+        return None
+    return _f32(1 - (dot / denominator))

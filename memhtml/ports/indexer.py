@@ -8,11 +8,12 @@ act on are exceptions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, Protocol
 
 import attrs
 
+from memhtml.domain.model import MemoryDoc
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 # Why a file offered by git is not in the index, beside the parser's own violation codes.
@@ -155,6 +156,21 @@ class IndexState:
     dirty_paths: frozenset[str] = frozenset()
 
 
+EMPTY_TREE_SHA: Final = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""What git names the tree of nothing: the watermark of an index built from an unborn HEAD.
+
+``None`` already means "a rebuild died", and an empty fresh store is a healthy, current index.
+"""
+
+
+def watermark_commit(state: IndexState) -> str | None:
+    """The commit to diff from: ``None`` for the empty tree of an unborn HEAD.
+
+    Only meaningful when ``state.head_sha`` is set; a NULL watermark is ``IndexStale``.
+    """
+    return None if state.head_sha == EMPTY_TREE_SHA else state.head_sha
+
+
 class Indexer(Protocol):
     """Projects the repository's memory files into the index and embeds their chunks.
 
@@ -199,7 +215,13 @@ class Indexer(Protocol):
         """
         ...
 
-    def update(self, *, embed: bool, progress: ProgressSink = NO_PROGRESS) -> UpdateReport:
+    def update(
+        self,
+        *,
+        embed: bool,
+        progress: ProgressSink = NO_PROGRESS,
+        known: Mapping[bytes, MemoryDoc] | None = None,
+    ) -> UpdateReport:
         """Bring the index from its watermark to HEAD plus the uncommitted working tree.
 
         Order: committed changes (watermark → HEAD) first, then the working tree, so a path
@@ -214,6 +236,8 @@ class Indexer(Protocol):
                 and the embedding phase (units: this pass's pending chunks); a pass that
                 finds nothing moved announces nothing, and the first pass reports as
                 ``rebuild``.
+            known: Documents the caller already parsed, by the exact bytes they came from
+                (the write path's renders); a changed file with those bytes is not parsed.
 
         Raises:
             IndexStale: The watermark is NULL: a rebuild started and did not finish.

@@ -17,6 +17,7 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, RANK_ARMS, RRF_K, arm_named
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
+from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
 
 __all__ = [
     "MAX_SEARCH_LIMIT",
@@ -146,22 +147,6 @@ class SearchHit:
     entities: tuple[str, ...]
     superseded_by: str | None
     ranks: tuple[tuple[str, int], ...]
-
-
-@attrs.frozen(kw_only=True)
-class ArchivedMatch:
-    """An archived memory the scope of an empty search still matches, and what replaced it."""
-
-    path: str
-    superseded_by: str | None
-
-
-@attrs.frozen(kw_only=True)
-class ArchivedLookup:
-    """How many archived memories a scope matches, and up to ``limit`` of them by path."""
-
-    count: int
-    matches: tuple[ArchivedMatch, ...]
 
 
 @attrs.frozen(kw_only=True)

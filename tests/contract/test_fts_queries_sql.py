@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.domain.fts_query import fts_query_forms
 from memhtml.ports.retrieval import RankingOptions, SearchRequest
 from tests.fakes.retrieval_rows import MemoryRow, load_rows, open_index
 from tests.strategies import fts_query_text
+from tests.support import sqlite_retrieval
 
 TEXTS: Final = (
     "Drain the VIP queue before the cache warms",
@@ -33,7 +33,7 @@ def _index(tokenizer: str) -> Database:
 CLOCK: Final = FixedClock(dt.datetime(2026, 10, 1, tzinfo=dt.UTC))
 # Built once: the corpus is read-only here, and 10,000 fresh indexes would take minutes.
 RETRIEVALS: Final = {
-    name: SqliteRetrieval(_index(name), clock=CLOCK) for name in ("unicode61", "porter")
+    name: sqlite_retrieval(_index(name), clock=CLOCK) for name in ("unicode61", "porter")
 }
 LEXICAL: Final = RankingOptions(arms=("fts",))
 

@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.indexer import SqliteIndexer
 from memhtml.adapters.system.clock import FixedClock
+from memhtml.app.indexing import StoreIndexer
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, WATERMARK, memory_bytes
 from tests.fakes.git import FakeGit
+from tests.support import sqlite_indexer
 
 PATHS = (
     "areas/inbox/a.html",
@@ -62,9 +63,9 @@ class World:
         self.db = Database.open(":memory:", state_path=":memory:")
         self.counter = 0
 
-    def indexer(self, db: Database) -> SqliteIndexer:
+    def indexer(self, db: Database) -> StoreIndexer:
         """An indexer over the repository, writing into ``db``."""
-        return SqliteIndexer(
+        return sqlite_indexer(
             db=db,
             git=self.git,
             parser=parse_memory,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memhtml.adapters.sqlite.parsing import BATCHES_PER_WORKER, ParseSettings
+from memhtml.app.indexing.parse_pool import BATCHES_PER_WORKER, ParseSettings
 from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_PARSING, PHASE_PROJECTING
 from tests.contract.test_git_port import IMPLEMENTATIONS
 from tests.contract.test_indexer_rebuild import (

@@ -18,18 +18,19 @@ import pytest
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.html import parse_memory, render_memory
 from memhtml.adapters.sqlite.connection import Database, Row
-from memhtml.adapters.sqlite.index_state import EMPTY_TREE_SHA
-from memhtml.adapters.sqlite.indexer import SqliteIndexer
-from memhtml.adapters.sqlite.projection import DELETE_AUTHORED_EDGES_SQL, project_file
-from memhtml.adapters.sqlite.update_pass import removal_writes, rename_writes
+from memhtml.adapters.sqlite.index_store import removal_writes, rename_writes
+from memhtml.adapters.sqlite.projection_sql import DELETE_AUTHORED_EDGES_SQL, projection_writes
 from memhtml.adapters.system.clock import FixedClock
+from memhtml.app.indexing import StoreIndexer
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import Link, RenderInputs
+from memhtml.domain.projection import project_file
 from memhtml.ports.embedder import Vector
 from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
-from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, SkippedFile
+from memhtml.ports.indexer import EMPTY_TREE_SHA, SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import IMPLEMENTATIONS, GitHarness, make_harness
+from tests.support import sqlite_indexer
 
 DIM = 8
 EMBEDDER = HashingEmbedder(DIM)
@@ -98,7 +99,7 @@ class Store:
     db: Database
     clock: FixedClock = attrs.field(factory=lambda: FixedClock(START))
 
-    def indexer(self, **overrides: Any) -> SqliteIndexer:
+    def indexer(self, **overrides: Any) -> StoreIndexer:
         """An indexer over this store; keyword arguments override the defaults."""
         settings: dict[str, Any] = {
             "db": self.db,
@@ -110,7 +111,7 @@ class Store:
             "embedder": EMBEDDER,
         }
         settings.update(overrides)
-        return SqliteIndexer(**settings)
+        return sqlite_indexer(**settings)
 
     def commit(
         self,
@@ -339,7 +340,7 @@ def test_per_file_statements_search_by_key_never_scan(store: Store) -> None:
     store.indexer().rebuild(embed=False)
     doc = parse_memory(memory_bytes("Alpha holds.", links=[("supports", B)], tags=["t"]))
     statements = [
-        *project_file(path=A, blob_sha="0" * 40, doc=doc, indexed_at="n").writes,
+        *projection_writes(project_file(path=A, blob_sha="0" * 40, doc=doc, indexed_at="n")),
         *removal_writes(A),
         *rename_writes(A, B, with_state=True),
     ]

@@ -13,12 +13,12 @@ from memhtml.adapters.sqlite.index_state import (
     dirty_paths_write,
     read_index_state,
 )
-from memhtml.adapters.sqlite.indexer import SqliteIndexer
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import IndexState
 from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, START, WATERMARK
 from tests.fakes.git import FakeGit
+from tests.support import sqlite_indexer
 
 INSERT_ROW = "INSERT INTO index_state VALUES (1, ?, ?, ?, ?, ?)"
 
@@ -89,7 +89,7 @@ def test_malformed_dirty_list_is_a_storage_failure(db: Database, dirty: str) -> 
 def test_a_closed_database_fails_as_storage_not_as_a_driver_error() -> None:
     """No sqlite exception crosses the port: every method reports StorageFailure."""
     db = Database.open(":memory:")
-    indexer = SqliteIndexer(
+    indexer = sqlite_indexer(
         db=db,
         git=FakeGit(),
         parser=parse_memory,

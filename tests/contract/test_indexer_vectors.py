@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from memhtml.adapters.hashing.embedder import HashingEmbedder
-from memhtml.adapters.sqlite.indexer import BECAUSE_FLAG, BECAUSE_NO_EMBEDDER
+from memhtml.app.indexing.indexer import BECAUSE_FLAG, BECAUSE_NO_EMBEDDER
 from memhtml.ports.embedder import Vector
 from memhtml.ports.errors import EmbedModelMismatch, RebuildNoEmbedRefused
 from memhtml.ports.indexer import BackfillReport, VectorCoverage

@@ -14,16 +14,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.sqlite.candidate_pool import Candidate, PolarityPool, polarity_pool
-from memhtml.adapters.sqlite.pairwise_cosine import (
+from memhtml.adapters.numpy.cosine_table import (
     PURE_PRODUCTS_WORTH_AN_IMPORT,
+    NumpyPairwiseCosine,
     cosine_table,
     table_pays_off,
 )
-from memhtml.adapters.sqlite.vectors import pack_f32
+from memhtml.app.retrieval.polarity_pool import PolarityPool, polarity_pool
 from memhtml.domain.fusion import Fused
 from memhtml.domain.mmr import mmr_select
-from memhtml.domain.vectors import cosine_similarity
+from memhtml.domain.vectors import cosine_similarity, pack_f32
+from memhtml.ports.candidate_store import CandidateRow
 
 # Components in -3..3 make zero vectors, exact duplicates, opposite and orthogonal pairs, and
 # cosines on both sides of the 0.9 twin line common.
@@ -46,9 +47,9 @@ fused_specs = pools.flatmap(
 lambdas = st.sampled_from([0.0, 0.25, 0.5, 0.75, 0.9])
 
 
-def candidate(gist: str, vector: IntVector | None) -> Candidate:
+def candidate(gist: str, vector: IntVector | None) -> CandidateRow:
     """A candidate row as the index stores it: the vector as a float32 blob."""
-    return Candidate(
+    return CandidateRow(
         title=gist,
         gist=gist,
         memory_type="fact",
@@ -109,8 +110,10 @@ def test_the_table_fed_steps_pick_exactly_what_the_pure_steps_pick(
         if has_row
     }
     query = "q not" if negated_query else "q"
-    tabled = polarity_pool(fused, candidates, query, table=True)
-    pure = polarity_pool(fused, candidates, query, table=False)
+    tabled = polarity_pool(
+        fused, candidates, query, similarity=NumpyPairwiseCosine(), force_table=True
+    )
+    pure = polarity_pool(fused, candidates, query, similarity=None)
     with_vectors = sum(c.vector_blob is not None for c in candidates.values())
     assert (with_vectors > 1, pure.scored, picks(pure, lambda_, limit)) == (
         tabled.mmr_similarity is not None,

@@ -16,10 +16,9 @@ from memhtml.adapters.sqlite.scope_sql import (
     FIRST_SCOPE_PARAM,
     assemble_scope,
     facet_conditions,
-    is_narrowing,
 )
 from memhtml.domain.fusion import RANK_ARMS
-from memhtml.domain.scope import FacetFilter, SearchScope, scope_admits
+from memhtml.domain.scope import FacetFilter, SearchScope, is_narrowing, scope_admits
 from memhtml.domain.vocabulary import MEMORY_TYPES
 from tests.fakes.retrieval_rows import MemoryRow, load_rows, open_index, scope_facts
 from tests.strategies import (

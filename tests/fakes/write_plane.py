@@ -9,13 +9,14 @@ with plain attributes (``stale``, ``stored_model``, ``update_failures``) and ass
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import attrs
 
 from memhtml.adapters.system.clock import FixedClock
-from memhtml.app.use_cases.collaborators import WriteDeps, html_codec
+from memhtml.app.bootstrap import memory_codec
+from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.paths import is_archived_path, is_indexable_path
@@ -87,8 +88,15 @@ class FakeIndex:
             embeddings_written=0,
         )
 
-    def update(self, *, embed: bool, progress: ProgressSink = NO_PROGRESS) -> UpdateReport:
-        """Refuse as the real indexer does, or fail as told, or project HEAD (no progress)."""
+    def update(
+        self,
+        *,
+        embed: bool,
+        progress: ProgressSink = NO_PROGRESS,
+        known: Mapping[bytes, MemoryDoc] | None = None,
+    ) -> UpdateReport:
+        """Refuse as the real indexer does, or fail as told, or project HEAD (no progress);
+        files whose bytes ``known`` holds take that document instead of a parse."""
         self.updates += 1
         failure = self.update_failures.get(self.updates)
         if failure is not None:
@@ -98,7 +106,7 @@ class FakeIndex:
         if self.stored_model != FAKE_SPACE:
             raise EmbedModelMismatch(self.stored_model, FAKE_SPACE)
         before = self.head_sha
-        self._project()
+        self._project(known or {})
         return UpdateReport(head_sha=self.head_sha, unchanged=before == self.head_sha)
 
     def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
@@ -168,7 +176,7 @@ class FakeIndex:
 
     # --- internals ----------------------------------------------------------------------
 
-    def _project(self) -> None:
+    def _project(self, known: Mapping[bytes, MemoryDoc] | None = None) -> None:
         self.head_sha = self._git.head()
         if self.head_sha is None:
             self.rows = {}
@@ -177,8 +185,9 @@ class FakeIndex:
         blobs = self._git.read_blobs([e.blob_sha for e in entries])
         rows: dict[str, FakeRow] = {}
         for entry in entries:
+            data = blobs[entry.blob_sha]
             try:
-                doc = self._parse(blobs[entry.blob_sha])
+                doc = (known or {}).get(data) or self._parse(data)
             except InvalidMemory:
                 continue
             rows[entry.path] = FakeRow(
@@ -279,7 +288,7 @@ START: Final = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)
 def fake_store(*, writer: GitWriter | None = None, git: FakeGit | None = None) -> FakeStore:
     """A fresh store over fakes; ``writer`` replaces the git writer (a ``RacingWriter``)."""
     git = git if git is not None else FakeGit()
-    codec = html_codec()
+    codec = memory_codec()
     index = FakeIndex(git, codec.parse)
     clock = FixedClock(START)
     pauses: list[float] = []

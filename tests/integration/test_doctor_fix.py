@@ -34,6 +34,7 @@ from tests.integration.test_cli_commands_store import (
     snapshot,
 )
 from tests.integration.test_cli_commands_store import Store as CliStore
+from tests.support import access_rows_of, index_database
 
 START: Final = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)
 SOURCE: Final = WriteRequest(
@@ -90,16 +91,17 @@ def links_of(store: Store, path: str) -> tuple[Link, ...]:
 
 def edges_from(store: Store, path: str) -> list[tuple[str, str]]:
     """The index's authored edges from ``path``, as ``(rel, dst)``."""
-    rows = store.services.db.all(
-        "SELECT rel, dst_path FROM edges WHERE src_path = ?1 AND derived = 0 ORDER BY dst_path",
-        (path,),
-    )
+    with index_database(store.services.settings) as db:
+        rows = db.all(
+            "SELECT rel, dst_path FROM edges WHERE src_path = ?1 AND derived = 0 ORDER BY dst_path",
+            (path,),
+        )
     return [(str(rel), str(dst)) for rel, dst in rows]
 
 
 def access_paths(store: Store) -> list[str]:
     """Paths with a state row."""
-    return [str(r[0]) for r in store.services.db.all("SELECT path FROM state.access ORDER BY 1")]
+    return sorted(access_rows_of(store.services.storage))
 
 
 def test_a_link_to_an_archived_memory_is_rewritten_in_one_commit(store: Store) -> None:

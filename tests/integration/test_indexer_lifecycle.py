@@ -14,9 +14,9 @@ from memhtml.adapters.git import DulwichGit, DulwichGitWriter
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.html import mark_archived, parse_memory, set_meta
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.indexer import SqliteIndexer
-from memhtml.adapters.sqlite.parsing import ParseSettings
 from memhtml.adapters.system.clock import FixedClock
+from memhtml.app.indexing import StoreIndexer
+from memhtml.app.indexing.parse_pool import ParseSettings
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale, RebuildNoEmbedRefused
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from tests.contract.test_indexer_rebuild import (
@@ -27,6 +27,7 @@ from tests.contract.test_indexer_rebuild import (
     FlakyEmbedder,
     memory_bytes,
 )
+from tests.support import sqlite_indexer
 
 ORIGIN = "projects/checkout/retry-budget.html"
 ARCHIVED = "archive/2026/projects/checkout/retry-budget.html"
@@ -58,7 +59,7 @@ class Repository:
             self.root.parent / "index.db", state_path=self.root.parent / "state.db"
         )
 
-    def indexer(self, db: Database, **overrides: Any) -> SqliteIndexer:
+    def indexer(self, db: Database, **overrides: Any) -> StoreIndexer:
         """The production wiring, with the hashing embedder and a fixed clock."""
         settings: dict[str, Any] = {
             "db": db,
@@ -70,7 +71,7 @@ class Repository:
             "embedder": EMBEDDER,
         }
         settings.update(overrides)
-        return SqliteIndexer(**settings)
+        return sqlite_indexer(**settings)
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ import os
 import pytest
 
 from memhtml.adapters.html import parse_memory
-from memhtml.adapters.sqlite.parsing import (
+from memhtml.app.indexing.parse_pool import (
     PARSE_ERROR,
-    ParsedFile,
     ParseSettings,
     SourceFile,
     parse_files,
 )
+from memhtml.domain.content_claims import ParsedFile
 from memhtml.domain.model import MemoryDoc
 from memhtml.ports.indexer import SkippedFile
 from tests.contract.test_indexer_rebuild import memory_bytes

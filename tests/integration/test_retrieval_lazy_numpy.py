@@ -16,7 +16,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SEARCH_SCRIPT = """
 import datetime as dt, json, sys
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
+from tests.support import sqlite_retrieval
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.ports.retrieval import SearchRequest
 from tests.fakes.retrieval_rows import TEST_SPACE, ChunkRow, MemoryRow, load_rows
@@ -39,7 +39,7 @@ rows = [
 ]
 load_rows(db, rows)
 clock = FixedClock(dt.datetime(2026, 10, 1, tzinfo=dt.UTC))
-retrieval = SqliteRetrieval(db, clock=clock, embed_model=TEST_SPACE)
+retrieval = sqlite_retrieval(db, clock=clock, embed_model=TEST_SPACE)
 hits = retrieval.search(SearchRequest(query="cache warms on boot", limit=10)).hits
 print(json.dumps([len(hits), "numpy" in sys.modules]))
 """

@@ -1,4 +1,4 @@
-"""``SqliteRetrieval.recall`` and ``reinforce`` end to end over a file-backed index."""
+"""The retrieval pipeline's ``recall`` and ``reinforce`` end to end over a file-backed index."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ import pytest
 
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval import RECALL_CANDIDATES, SqliteRetrieval
 from memhtml.adapters.sqlite.state_sidecar import access_rows
 from memhtml.adapters.system.clock import FixedClock
+from memhtml.app.retrieval import RECALL_CANDIDATES, RetrievalPipeline
 from memhtml.domain.disclosure import ARC_BODY_BUDGET, DisclosedEntry, IndexLine
 from memhtml.domain.errors import NotFound
 from memhtml.domain.reinforce import AccessRow, ReinforceResult, Signal
 from memhtml.ports.retrieval import RankingOptions, RecallRequest, SearchRequest
 from tests.fakes.retrieval_rows import ChunkRow, MemoryRow, embedded, load_rows
+from tests.support import sqlite_retrieval
 
 EMBEDDER: Final = HashingEmbedder(dim=64)
 START: Final = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
@@ -42,8 +43,8 @@ def _memory(path: str, text: str, **kwargs: object) -> MemoryRow:
     return embedded(row, EMBEDDER.embed_query)
 
 
-def _retrieval(db: Database, clock: FixedClock | None = None) -> SqliteRetrieval:
-    return SqliteRetrieval(db, clock=clock or FixedClock(START), embedder=EMBEDDER)
+def _retrieval(db: Database, clock: FixedClock | None = None) -> RetrievalPipeline:
+    return sqlite_retrieval(db, clock=clock or FixedClock(START), embedder=EMBEDDER)
 
 
 def test_recall_quotes_what_fits_and_lists_the_rest(db: Database) -> None:

@@ -1,4 +1,4 @@
-"""``SqliteRetrieval.search`` end to end over a file-backed index and state plane."""
+"""The retrieval pipeline's ``search`` end to end over a file-backed index and state plane."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.scope import SearchScope
@@ -26,6 +25,7 @@ from memhtml.ports.retrieval import (
     SearchRequest,
 )
 from tests.fakes.retrieval_rows import ChunkRow, EdgeRow, MemoryRow, embedded, load_rows
+from tests.support import sqlite_retrieval
 
 EMBEDDER: Final = HashingEmbedder(dim=64)
 CLOCK: Final = FixedClock(dt.datetime(2026, 10, 1, tzinfo=dt.UTC))
@@ -64,7 +64,7 @@ def _memory(path: str, text: str, **kwargs: object) -> MemoryRow:
 
 
 def _search(db: Database, query: str, **kwargs: object) -> tuple[SearchHit, ...]:
-    retrieval = SqliteRetrieval(db, clock=CLOCK, embedder=EMBEDDER)
+    retrieval = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER)
     return retrieval.search(SearchRequest(query=query, **kwargs)).hits  # type: ignore[arg-type]
 
 
@@ -113,7 +113,7 @@ def test_the_snippet_is_the_chunk_nearest_the_query(db: Database) -> None:
     assert snippet.startswith("cache warming")
     assert snippet.endswith("…")
     assert SNIPPET_MAX_CHARS >= utf16_len(snippet)
-    lexical = SqliteRetrieval(db, clock=CLOCK)
+    lexical = sqlite_retrieval(db, clock=CLOCK)
     result = lexical.search(SearchRequest(query="cache warming"))
     assert "an unrelated opening" == result.hits[0].snippet
 
@@ -123,14 +123,14 @@ def test_low_coverage_drops_the_vector_arm_at_the_configured_floor(db: Database)
     rows = [_memory(f"areas/{i}.html", f"note number {i}") for i in range(3)]
     rows.append(MemoryRow(path="areas/bare.html", chunks=(ChunkRow(text="no vector"),)))
     _load(db, rows)
-    default = SqliteRetrieval(db, clock=CLOCK, embedder=EMBEDDER)
+    default = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER)
     result = default.search(SearchRequest(query="note"))
     assert (0.75, True, ("fts", "recency", "salience")) == (
         result.vector_coverage,
         result.degraded,
         result.arms,
     )
-    lenient = SqliteRetrieval(db, clock=CLOCK, embedder=EMBEDDER, coverage_floor=0.75)
+    lenient = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER, coverage_floor=0.75)
     assert (False, ("fts", "vector", "recency", "salience")) == (
         lenient.search(SearchRequest(query="note")).degraded,
         lenient.search(SearchRequest(query="note")).arms,
@@ -140,7 +140,7 @@ def test_low_coverage_drops_the_vector_arm_at_the_configured_floor(db: Database)
 def test_an_embedder_failure_degrades_instead_of_failing(db: Database) -> None:
     """The provider being down narrows the fold; the lexical hit still comes back."""
     _load(db, [_memory("areas/a.html", "drain the vip queue")])
-    retrieval = SqliteRetrieval(db, clock=CLOCK, embedder=FailingEmbedder())
+    retrieval = sqlite_retrieval(db, clock=CLOCK, embedder=FailingEmbedder())
     result = retrieval.search(SearchRequest(query="drain"))
     assert (True, ["areas/a.html"]) == (result.degraded, [h.path for h in result.hits])
 
@@ -148,7 +148,7 @@ def test_an_embedder_failure_degrades_instead_of_failing(db: Database) -> None:
 def test_a_punctuation_query_drops_the_lexical_arm(db: Database) -> None:
     """Nothing indexable survives, so fts leaves the fold instead of erroring."""
     _load(db, [_memory("areas/a.html", "drain the vip queue")])
-    retrieval = SqliteRetrieval(db, clock=CLOCK)
+    retrieval = sqlite_retrieval(db, clock=CLOCK)
     result = retrieval.search(SearchRequest(query="!!! -- ???"))
     assert (("recency", "salience"), ["areas/a.html"]) == (
         result.arms,
@@ -221,7 +221,7 @@ def test_gated_priors_cannot_bring_in_an_unrelated_memory(db: Database) -> None:
             _memory("areas/recent.html", "lunch menu", updated_at="2026-09-30"),
         ],
     )
-    retrieval = SqliteRetrieval(db, clock=CLOCK)
+    retrieval = sqlite_retrieval(db, clock=CLOCK)
     ungated = retrieval.search(SearchRequest(query="drain"))
     gated = retrieval.search(SearchRequest(query="drain", options=RankingOptions(gate_priors=True)))
     assert ["areas/recent.html", "areas/match.html"] == sorted(h.path for h in ungated.hits)[::-1]
@@ -231,7 +231,7 @@ def test_gated_priors_cannot_bring_in_an_unrelated_memory(db: Database) -> None:
 def test_no_firing_arm_is_an_empty_result(db: Database) -> None:
     """Selecting only the vector arm without an embedder leaves nothing to fold."""
     _load(db, [_memory("areas/a.html", "drain")])
-    result = SqliteRetrieval(db, clock=CLOCK).search(
+    result = sqlite_retrieval(db, clock=CLOCK).search(
         SearchRequest(query="drain", options=RankingOptions(arms=("vector",)))
     )
     assert ((), (), True) == (result.hits, result.arms, result.degraded)
@@ -261,7 +261,7 @@ def test_an_empty_scope_points_at_the_archived_memories_it_still_names(db: Datab
             EdgeRow(src_path="areas/new.html", rel="supersedes", dst_path="projects/ops/old.html")
         ],
     )
-    result = SqliteRetrieval(db, clock=CLOCK).search(
+    result = sqlite_retrieval(db, clock=CLOCK).search(
         SearchRequest(query="runbook", scope=SearchScope(workspace="ops"), limit=1)
     )
     expected = (
@@ -298,14 +298,14 @@ def test_scope_empty_needs_a_narrowing_scope_and_no_as_of_pointer(
     db: Database, scope: SearchScope
 ) -> None:
     """An empty corpus is not an empty scope; under as_of the archived pointer stays zero."""
-    result = SqliteRetrieval(db, clock=CLOCK).search(SearchRequest(query="x", scope=scope))
+    result = sqlite_retrieval(db, clock=CLOCK).search(SearchRequest(query="x", scope=scope))
     expected = (scope.as_of is not None, 0, ())
     assert expected == (result.scope_empty, result.archived_matches, result.archived)
 
 
 def test_the_entity_scope_is_echoed(db: Database) -> None:
     """entityScope repeats the reference so an empty result is attributable."""
-    result = SqliteRetrieval(db, clock=CLOCK).search(
+    result = sqlite_retrieval(db, clock=CLOCK).search(
         SearchRequest(query="x", scope=SearchScope(entity=" person:Sasha "))
     )
     assert ("person:Sasha", True) == (result.entity_scope, result.scope_empty)

@@ -10,11 +10,11 @@ import pytest
 
 import memhtml
 from memhtml.adapters.git import DulwichGit, DulwichGitWriter
+from memhtml.adapters.git.repo_config import ensure_merge_ours_driver
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.errors import RepoRequired
-from memhtml.app.repo_config import ensure_merge_ours_driver
 from memhtml.app.store import Store
 from memhtml.app.use_cases.init import init_store
 from memhtml.app.use_cases.listing import ListRequest
@@ -22,6 +22,7 @@ from memhtml.app.use_cases.state_ops import SIDECAR_PATH
 from memhtml.domain.errors import NotFound
 from memhtml.domain.scope import FacetFilter
 from memhtml.domain.write_requests import WriteRequest
+from tests.support import access_rows_of, index_database
 
 START = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)
 EXPORT = WriteRequest(
@@ -73,10 +74,8 @@ def store(tmp_path: Path, clock: FixedClock) -> Iterator[Store]:
 
 
 def _access(store: Store, path: str) -> tuple[int, int] | None:
-    row = store.services.db.get(
-        "SELECT access_count, reinforcement_count FROM state.access WHERE path = ?1", (path,)
-    )
-    return None if row is None else (int(row[0] or 0), int(row[1] or 0))
+    row = access_rows_of(store.services.storage).get(path)
+    return None if row is None else (row.access_count, row.reinforcement_count)
 
 
 def test_open_refuses_a_folder_that_is_not_a_store(tmp_path: Path) -> None:
@@ -112,7 +111,7 @@ def test_read_returns_the_fields_and_bumps_access_once_per_cooldown(
     clock.advance(60)
     store.read(EXPORT_PATH)
     assert (1, 0) == _access(store, EXPORT_PATH)
-    kinds = [link.kind for link in store.services.recorder.session_links(session_id="s-1")]
+    kinds = [link.kind for link in store.services.storage.recorder.session_links(session_id="s-1")]
     assert ["read"] == kinds
 
 
@@ -188,7 +187,8 @@ def test_an_uncommitted_edit_is_visible_to_search(store: Store) -> None:
 
 def test_a_stale_index_still_answers_reads(store: Store) -> None:
     """IndexStale during freshness: read answers from the index as it stands, indexFresh false."""
-    store.services.db.run("UPDATE index_state SET head_sha = NULL")
+    with index_database(store.services.settings) as db:
+        db.run("UPDATE index_state SET head_sha = NULL")
     result = store.read(EXPORT_PATH)
     assert (EXPORT_PATH, False) == (result.path, result.index_fresh)
     assert store.search("invoice").index_fresh is False

@@ -13,17 +13,17 @@ import pytest
 from dulwich.repo import Repo
 
 from memhtml.adapters.git import DulwichGit, DulwichGitWriter
+from memhtml.adapters.git.repo_config import ensure_merge_ours_driver
 from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.indexer import SqliteIndexer
 from memhtml.adapters.sqlite.recorder import SqliteRecorder
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.apply_ops import parse_apply_lines
+from memhtml.app.bootstrap import memory_codec
 from memhtml.app.errors import DirtyTree
-from memhtml.app.repo_config import ensure_merge_ours_driver
 from memhtml.app.use_cases.apply import apply_batch
 from memhtml.app.use_cases.archive import archive_memory
-from memhtml.app.use_cases.collaborators import WriteDeps, html_codec
+from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 from memhtml.app.use_cases.init import InitResult, init_store
 from memhtml.app.use_cases.link import link_memories
@@ -31,6 +31,7 @@ from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory, NotFound
 from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.git import PathRefused
+from tests.support import sqlite_indexer
 
 START = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)
 SPACE = "all-MiniLM-L6-v2-int8@384"
@@ -98,7 +99,7 @@ def _stack(root: Path) -> Stack:
     db = Database.open(index_db, state_path=state_db)
     git = DulwichGit(root)
     clock = FixedClock(START)
-    indexer = SqliteIndexer(
+    indexer = sqlite_indexer(
         db=db, git=git, parser=parse_memory, clock=clock, embed_watermark=SPACE, embed_dim=384
     )
     deps = WriteDeps(
@@ -107,7 +108,7 @@ def _stack(root: Path) -> Stack:
         recorder=SqliteRecorder(db),
         indexer=indexer,
         clock=clock,
-        codec=html_codec(),
+        codec=memory_codec(),
         embed=False,
     )
     return Stack(root=root, db=db, deps=deps)

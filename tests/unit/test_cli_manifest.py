@@ -112,9 +112,14 @@ def test_manifest_config_lists_the_spec_variables_with_fallbacks() -> None:
 
 def test_environment_table_names_every_variable_the_configuration_reads() -> None:
     """Each ENV_* the app configuration reads is documented in the table."""
-    from memhtml.app import config
+    from memhtml.app.bootstrap import config, settings
 
-    read = {value for name, value in vars(config).items() if name.startswith("ENV_")}
+    read = {
+        value
+        for module in (config, settings)
+        for name, value in vars(module).items()
+        if name.startswith("ENV_")
+    }
     assert set() == read - {var.name for var in ENVIRONMENT}
 
 

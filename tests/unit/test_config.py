@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.app.config import (
+from memhtml.app.bootstrap.config import (
     ENV_AWS_REGION,
     ENV_EMBED,
     ENV_EMBED_DIM,

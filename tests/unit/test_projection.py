@@ -1,16 +1,18 @@
-"""The pure projection of one parsed memory onto its rows (SCHEMA §3 "Projecting one file")."""
+"""One parsed memory's projection (``domain.projection``) as the SQLite statements that persist
+it (``adapters.sqlite.projection_sql``), in SCHEMA §3 "Projecting one file" order."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import SqlValue, Write
-from memhtml.adapters.sqlite.projection import (
+from memhtml.adapters.sqlite.projection_sql import (
     DELETE_AUTHORED_EDGES_SQL,
     DELETE_CHILD_SQL,
     DELETE_STALE_CHUNKS_SQL,
@@ -22,13 +24,15 @@ from memhtml.adapters.sqlite.projection import (
     UPSERT_AUTHORED_EDGE_SQL,
     UPSERT_CHUNK_SQL,
     UPSERT_FILE_SQL,
-    project_file,
+    projection_writes,
     write_batches,
 )
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS
-from memhtml.domain.chunking import chunk_id_for
+from memhtml.domain.chunking import Chunk, chunk_id_for
 from memhtml.domain.model import Citation, EntityRef, Facet, Link, MemoryDoc
 from memhtml.domain.paths import is_archived_path, origin_path
+from memhtml.domain.projection import FileProjection
+from memhtml.domain.projection import project_file as project_rows
 from tests.integration.test_html_examples import SEMANTIC_EXAMPLE, TASK_EXAMPLE
 from tests.strategies import (
     indexer_citations,
@@ -46,6 +50,25 @@ SEMANTIC_PATH = (
 TASK_PATH = "projects/export-hardening/tasks/make-the-nightly-export-client-honour-retry-after.html"
 NOW = "2026-09-14T07:02:11Z"
 BLOB = "0" * 40
+
+
+@attrs.frozen(kw_only=True)
+class Projected:
+    """A projection and the statements that persist it."""
+
+    projection: FileProjection
+    writes: tuple[Write, ...]
+
+    @property
+    def chunks(self) -> tuple[Chunk, ...]:
+        """The projection's chunks."""
+        return self.projection.chunks
+
+
+def project_file(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -> Projected:
+    """The domain's projection and its SQL, side by side."""
+    projection = project_rows(path=path, blob_sha=blob_sha, doc=doc, indexed_at=indexed_at)
+    return Projected(projection=projection, writes=projection_writes(projection))
 
 
 def rows(writes: tuple[Write, ...], sql: str) -> list[tuple[SqlValue, ...]]:

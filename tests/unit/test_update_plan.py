@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.adapters.sqlite.update_plan import FROM_HEAD, FROM_WORK, UpdatePlan, plan_update
 from memhtml.domain.paths import is_indexable_path
+from memhtml.domain.update_plan import FROM_HEAD, FROM_WORK, UpdatePlan, plan_update
 from memhtml.ports.git import DiffEntry, StatusEntry
 from tests.strategies import indexer_any_paths
 

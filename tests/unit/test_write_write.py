@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.html import parse_memory
 from memhtml.app.staged_tree import StagedTree
-from memhtml.app.use_cases.collaborators import ParseCache
 from memhtml.app.use_cases.write import WriteResult, stage_write, write_memory
 from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory
 from memhtml.domain.model import MemoryDoc
@@ -280,30 +279,28 @@ class _CountingParser:
         return parse_memory(data)
 
 
-def _cached_store() -> tuple[FakeStore, _CountingParser, ParseCache]:
-    """A fake store whose index parses through a parse cache the write path feeds."""
+def _counting_store() -> tuple[FakeStore, _CountingParser]:
+    """A fake store whose index counts the files it really parses."""
     store = fake_store()
     parser = _CountingParser()
-    cache = ParseCache(parser)
-    index = FakeIndex(store.git, cache)
+    index = FakeIndex(store.git, parser)
     store.index = index
-    store.deps = attrs.evolve(store.deps, indexer=index, recorder=index, parsed=cache)
-    return store, parser, cache
+    store.deps = attrs.evolve(store.deps, indexer=index, recorder=index)
+    return store, parser
 
 
 def test_the_index_update_after_a_write_reuses_the_rendered_document() -> None:
     """The file a write commits is never parsed again by the update that follows."""
-    store, parser, cache = _cached_store()
+    store, parser = _counting_store()
     result = write_memory(store.deps, EXPORT)
     written = store.files()[result.path]
     assert written not in parser.parsed
     assert EXPORT_HASH == store.index.rows[result.path].content_hash
-    assert cache.recall(written) is None  # lent for that one update only
 
 
 def test_an_index_update_without_a_write_parses_afresh() -> None:
-    """Files nobody handed over are parsed by the wrapped parser."""
-    store, parser, _ = _cached_store()
+    """Files nobody handed over are parsed by the index's own parser."""
+    store, parser = _counting_store()
     result = write_memory(store.deps, EXPORT)
     store.deps.indexer.rebuild(embed=False)
     assert [store.files()[result.path]] == parser.parsed

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from memhtml.adapters.html import meta_names as m
 from memhtml.adapters.html.constraints import Findings, quoted
 from memhtml.adapters.html.scan import Scan
+from memhtml.domain import meta_names as m
 from memhtml.domain.datetimes import is_valid_datetime
 from memhtml.domain.model import (
     ACTIVE_STATUS,

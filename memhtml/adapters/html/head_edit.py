@@ -16,8 +16,8 @@ import re
 from html import escape, unescape
 from typing import Final, NamedTuple
 
-from memhtml.adapters.html import meta_names as m
 from memhtml.adapters.html.renderer import link_line, meta_line
+from memhtml.domain import meta_names as m
 from memhtml.domain.datetimes import is_valid_datetime
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.findings import Finding

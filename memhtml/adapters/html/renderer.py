@@ -17,15 +17,15 @@ from typing import Final
 
 import attrs
 
-from memhtml.adapters.html import meta_names as m
 from memhtml.adapters.html.article import LANG_TOKEN
 from memhtml.adapters.html.parser import parse_memory
+from memhtml.domain import meta_names as m
 from memhtml.domain.datetimes import is_valid_datetime
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.model import (
     ACTIVE_STATUS,
     ASCII_WHITESPACE,
-    MemoryDoc,
+    RenderedMemory,
     RenderInputs,
     collapse_whitespace,
     split_entity_ref,
@@ -50,19 +50,6 @@ def link_line(rel: str, target: str) -> str:
 def format_confidence(confidence: float) -> str:
     """Confidence as written in a file: two decimals (``0.85``)."""
     return f"{confidence:.{CONFIDENCE_DECIMALS}f}"
-
-
-@attrs.frozen(kw_only=True)
-class RenderedMemory:
-    """A rendered file and the document a reader parses from it.
-
-    Attributes:
-        text: The canonical file text, content hash stamped.
-        doc: Equal to ``parse_memory(text)``, obtained without parsing ``text`` again.
-    """
-
-    text: str
-    doc: MemoryDoc
 
 
 def render_memory(inputs: RenderInputs) -> str:

@@ -17,14 +17,10 @@ from typing import Final
 from memhtml.adapters.sqlite.connection import Database, Row, Write
 from memhtml.adapters.sqlite.schema import INDEX_STATE_ID, INDEX_STATE_TABLE, SETTINGS_TABLE
 from memhtml.ports.errors import StorageFailure
-from memhtml.ports.indexer import IndexState
+from memhtml.ports.indexer import EMPTY_TREE_SHA, IndexState
 
 READ_OPERATION: Final = "read index state"
 DIRTY_PATHS_SETTING: Final = "dirty_paths"
-# What git names the tree of nothing. Recorded as the watermark of an unborn HEAD, because
-# NULL already means "rebuild died" and an empty fresh store is a healthy, current index.
-EMPTY_TREE_SHA: Final = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
 _SELECT: Final = (
     f"SELECT head_sha, embed_model, embed_dim, rebuilt_at, updated_at, "
     f"(SELECT value FROM {SETTINGS_TABLE} WHERE name = '{DIRTY_PATHS_SETTING}') "
@@ -116,11 +112,3 @@ def dirty_paths_write(paths: Iterable[str]) -> Write:
         "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
         (DIRTY_PATHS_SETTING, value),
     )
-
-
-def watermark_commit(state: IndexState) -> str | None:
-    """The commit to diff from: ``None`` for the empty tree of an unborn HEAD.
-
-    Only meaningful when ``state.head_sha`` is set; a NULL watermark is ``IndexStale``.
-    """
-    return None if state.head_sha == EMPTY_TREE_SHA else state.head_sha

@@ -17,8 +17,8 @@ from typing import Final
 import attrs
 
 from memhtml.adapters.sqlite.connection import Database, SqlValue
-from memhtml.domain.scope import ENTITY_SEPARATOR, EXCLUDED_BY_DEFAULT, SearchScope
-from memhtml.ports.retrieval import ArchivedLookup, ArchivedMatch
+from memhtml.domain.scope import ENTITY_SEPARATOR, EXCLUDED_BY_DEFAULT, SearchScope, is_narrowing
+from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
 
 ALIAS_TOKEN: Final = "{alias}"
 """Stands for the alias of the arm's ``files`` row; :meth:`AssembledScope.for_alias` fills it."""
@@ -163,22 +163,6 @@ def assemble_scope(
         )
     conditions.extend(facet_conditions(scope.facet_groups(), a, bind))
     return AssembledScope(file_filter="AND " + " AND ".join(conditions), params=tuple(bind.values))
-
-
-def is_narrowing(scope: SearchScope) -> bool:
-    """Whether the caller named a scope that can narrow the corpus (``scopeEmpty`` needs one).
-
-    ``include_archived`` alone only widens, so it does not count: an empty corpus searched with
-    it is an empty corpus, not an over-narrow scope.
-    """
-    return bool(
-        scope.workspace is not None
-        or scope.tags
-        or scope.entity is not None
-        or scope.facets
-        or scope.memory_types
-        or scope.as_of is not None
-    )
 
 
 def superseded_by_sql(alias: str) -> str:

@@ -6,7 +6,6 @@ import datetime as dt
 
 import attrs
 
-from memhtml.adapters.html import meta_names
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.memory_files import (
@@ -18,6 +17,7 @@ from memhtml.app.use_cases.memory_files import (
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
 from memhtml.app.use_cases.write import active_holder, placed_path
+from memhtml.domain import meta_names
 from memhtml.domain.commit_messages import OP_CORRECT, commit_message
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import DuplicateContent

@@ -8,11 +8,11 @@ so the report describes the store as the repair left it and ``repaired`` says wh
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
-from memhtml.app.use_cases.doctor_fix import Repair, run_repair
+from memhtml.app.use_cases.doctor_fix import Repair
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 from memhtml.domain.paths import is_indexable_path
@@ -22,9 +22,6 @@ from memhtml.ports.git import GitPort
 from memhtml.ports.health import DanglingLink, HealthProbe
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.memory_parser import MemoryParser
-
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
 
 INBOX_CROWDED: Final = 20
 """More ordinary memories than this in ``areas/inbox/`` means placement is not routing them."""
@@ -42,7 +39,7 @@ class UnparseableFile:
 
 @attrs.frozen(kw_only=True)
 class DoctorPorts:
-    """What ``doctor`` reads; :func:`run_doctor` builds it from ``Services``."""
+    """What ``doctor`` reads (the facade builds it from the wired ports)."""
 
     git: GitPort
     parse: MemoryParser
@@ -103,35 +100,6 @@ class DoctorReport:
     warnings: tuple[str, ...]
     has_state: bool
     repaired: Repair | None = None
-
-
-def run_doctor(services: Services, *, fix: bool = False) -> DoctorReport:
-    """Check the store at ``services`` (see :func:`doctor_with`), repairing it first with ``fix``.
-
-    Raises:
-        DirtyTree, IndexStale, EmbedModelMismatch, HeadMoved: Only with ``fix``; see
-            ``doctor_fix.repair_with``. Nothing is written then.
-    """
-    from memhtml.adapters.html import parse_memory
-    from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
-
-    repaired = run_repair(services) if fix else None
-    report = doctor_with(
-        DoctorPorts(
-            git=services.git,
-            parse=parse_memory,
-            indexer=services.indexer,
-            probe=SqliteHealthProbe(services.db),
-            root=str(services.settings.root),
-            configured_model=services.watermark,
-            floor=services.settings.embed.vector_coverage_floor,
-            # The configured backend, not the embedder instance: the plain doctor opens none,
-            # and low coverage must still be reported when the store is meant to embed.
-            embeds=services.settings.embed.writes_vectors,
-            has_state=services.db.has_state,
-        )
-    )
-    return report if repaired is None else attrs.evolve(report, repaired=repaired)
 
 
 def doctor_with(ports: DoctorPorts) -> DoctorReport:

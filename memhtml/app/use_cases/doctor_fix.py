@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
@@ -23,9 +23,6 @@ from memhtml.app.use_cases.memory_files import text_of
 from memhtml.app.use_cases.mutation import Plan, run_mutation
 from memhtml.domain.commit_messages import OP_LINK, commit_message
 from memhtml.ports.health import DanglingLink, HealthProbe, OrphanPruner
-
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
 
 logger = logging.getLogger("memhtml.doctor")
 
@@ -68,23 +65,6 @@ class FixPorts:
     pruner: OrphanPruner
     retarget: Callable[[str, str, str, str], str]
     drop: Callable[[str, str, str], str]
-
-
-def run_repair(services: Services) -> Repair:
-    """Repair the store at ``services``; see :func:`repair_with`."""
-    from memhtml.adapters.html import drop_link, retarget_link
-    from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
-
-    probe = SqliteHealthProbe(services.db)
-    return repair_with(
-        FixPorts(
-            deps=services.write_deps(),
-            probe=probe,
-            pruner=probe,
-            retarget=retarget_link,
-            drop=drop_link,
-        )
-    )
 
 
 def destination(link: DanglingLink) -> str | None:

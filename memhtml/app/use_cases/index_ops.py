@@ -7,7 +7,7 @@ command line names the subcommand as ``mode``. Only ``status`` assembles a value
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
@@ -15,9 +15,6 @@ from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.index_census import IndexCensus
 from memhtml.ports.indexer import BackfillReport, Indexer, RebuildReport, UpdateReport
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
-
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
 
 NO_EMBEDDER_REASON: Final = "no embedder is configured (MEMHTML_EMBED=off)"
 
@@ -61,40 +58,29 @@ class IndexStatus:
 
 
 def index_rebuild(
-    services: Services,
+    indexer: Indexer,
     *,
-    embed: bool | None = None,
+    embed: bool,
     force: bool = False,
     progress: ProgressSink = NO_PROGRESS,
 ) -> RebuildReport:
-    """Rebuild the index from HEAD; ``embed`` defaults to whether the store embeds.
+    """Rebuild the index from HEAD.
 
     Raises:
         EmbedModelMismatch, RebuildNoEmbedRefused: See ``Indexer.rebuild``.
     """
-    return services.indexer.rebuild(
-        embed=services.embeds if embed is None else embed, force=force, progress=progress
-    )
+    return indexer.rebuild(embed=embed, force=force, progress=progress)
 
 
 def index_update(
-    services: Services, *, embed: bool | None = None, progress: ProgressSink = NO_PROGRESS
+    indexer: Indexer, *, embed: bool, progress: ProgressSink = NO_PROGRESS
 ) -> UpdateReport:
-    """Bring the index level with HEAD and the working tree; ``embed`` as for rebuild.
+    """Bring the index level with HEAD and the working tree.
 
     Raises:
         IndexStale, EmbedModelMismatch: See ``Indexer.update``.
     """
-    return services.indexer.update(
-        embed=services.embeds if embed is None else embed, progress=progress
-    )
-
-
-def index_embed(
-    services: Services, *, dry_run: bool = False, progress: ProgressSink = NO_PROGRESS
-) -> BackfillReport:
-    """Backfill the missing vectors; see :func:`embed_with`."""
-    return embed_with(services.indexer, dry_run=dry_run, progress=progress)
+    return indexer.update(embed=embed, progress=progress)
 
 
 def embed_with(
@@ -119,19 +105,6 @@ def embed_with(
     raise ModelUnavailable(
         f"{cause}; no vector landed (chunks {report.chunks}, embeddings {report.embeddings}, "
         f"embeddingsWritten 0, embeddingsRemaining {report.embeddings_remaining})"
-    )
-
-
-def index_status(services: Services) -> IndexStatus:
-    """The index's watermark, vector space and row counts; see :func:`status_with`."""
-    from memhtml.adapters.sqlite.index_status_sql import SqliteIndexCensus
-
-    return status_with(
-        services.indexer,
-        SqliteIndexCensus(services.db),
-        configured_model=services.watermark,
-        floor=services.settings.embed.vector_coverage_floor,
-        has_state=services.db.has_state,
     )
 
 

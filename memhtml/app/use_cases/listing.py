@@ -6,7 +6,7 @@ No salience: a listing is not evidence that any memory in it was used (seed 000 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
@@ -16,9 +16,6 @@ from memhtml.domain.scope import FacetFilter, SearchScope
 from memhtml.domain.vocabulary import PARA_BUCKETS
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.lister import ListedMemory, Lister
-
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
 
 DEFAULT_LIST_LIMIT: Final = 50
 MAX_LIST_LIMIT: Final = 500
@@ -81,13 +78,6 @@ def list_scope(request: ListRequest) -> SearchScope:
         memory_types=request.memory_types,
         include_archived=request.include_archived or request.para == ARCHIVE_PARA,
     )
-
-
-def list_memories(services: Services, request: ListRequest) -> ListResult:
-    """One page of memories after a freshness update; see :func:`list_with`."""
-    from memhtml.adapters.sqlite.listing_sql import SqliteLister
-
-    return list_with(services.indexer, SqliteLister(services.db), request, embed=services.embeds)
 
 
 def list_with(indexer: Indexer, lister: Lister, request: ListRequest, *, embed: bool) -> ListResult:

@@ -15,8 +15,8 @@ Order, and why:
    pause (jittered, doubling) and run 1–3 again from scratch, a bounded number of times.
 4. After the commit, one more ``indexer.update``; its failure is logged and reported as
    ``indexed=False``, never raised, because the commit has landed and the next update catches up.
-   The documents the plan already parsed go to the indexer's parse cache for that one update,
-   so a written file is parsed once per command, not once more by the index.
+   The documents the plan already parsed go to that update as an argument, so a written file
+   is parsed once per command, not once more by the index.
 """
 
 from __future__ import annotations
@@ -123,22 +123,16 @@ def refresh_index(
 ) -> bool:
     """One index update after a commit; False (and a logged cause) when it fails.
 
-    ``parsed`` (file bytes to document) is lent to the indexer's parse cache, when there is
-    one, for this update only.
+    ``parsed`` (file bytes to document) hands the indexer the documents the plan already
+    parsed, so a written file is not parsed again.
     """
-    cache = deps.parsed
-    if cache is not None and parsed:
-        cache.remember(parsed)
     try:
-        report = deps.indexer.update(embed=deps.embed, progress=progress)
+        report = deps.indexer.update(embed=deps.embed, progress=progress, known=parsed)
     except MemhtmlError as error:
         logger.warning(
             "committed, but the index update failed (%s); run `memhtml index update`", error
         )
         return False
-    finally:
-        if cache is not None:
-            cache.forget()
     if report.model_failure is not None:
         logger.warning("indexed without some vectors: %s", report.model_failure)
     return True

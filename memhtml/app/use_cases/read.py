@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
@@ -28,9 +28,6 @@ from memhtml.ports.memory_parser import MemoryParser
 from memhtml.ports.recorder import LinkKind, Recorder, SessionLink
 from memhtml.ports.retrieval import Retrieval
 
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
-
 logger = logging.getLogger("memhtml")
 
 MetaValue = str | int | float | bool
@@ -41,7 +38,7 @@ _ARTICLE_CLOSE: Final = re.compile(r"</article\s*>", re.IGNORECASE)
 
 @attrs.frozen(kw_only=True)
 class ReadPorts:
-    """What the read-side use cases are handed; ``read_ports`` builds it from ``Services``.
+    """What the read-side use cases are handed (the facade builds it from the wired ports).
 
     Attributes:
         git: Reads working-tree files.
@@ -60,21 +57,6 @@ class ReadPorts:
     clock: Clock
     parse: MemoryParser
     embed: bool
-
-
-def read_ports(services: Services) -> ReadPorts:
-    """The read-side collaborators of an open store (html5lib loads only if a file is parsed)."""
-    from memhtml.app.bootstrap import parse_memory_lazily
-
-    return ReadPorts(
-        git=services.git,
-        indexer=services.indexer,
-        retrieval=services.retrieval,
-        recorder=services.recorder,
-        clock=services.clock,
-        parse=parse_memory_lazily,
-        embed=services.embeds,
-    )
 
 
 @attrs.frozen(kw_only=True)
@@ -165,24 +147,6 @@ def article_inner_html(text: str) -> str:
     closings = list(_ARTICLE_CLOSE.finditer(text, opening.end()))
     end = closings[-1].start() if closings else len(text)
     return text[opening.end() : end]
-
-
-def read_memory(
-    services: Services,
-    raw_path: str,
-    *,
-    session_id: str | None = None,
-    prompt_id: str | None = None,
-    turn_uuid: str | None = None,
-) -> ReadResult:
-    """Read one memory (archived paths allowed) and bump its salience; see :func:`read_with`."""
-    return read_with(
-        read_ports(services),
-        raw_path,
-        session_id=session_id,
-        prompt_id=prompt_id,
-        turn_uuid=turn_uuid,
-    )
 
 
 def read_with(

@@ -7,20 +7,16 @@ is the explicit signal; an unknown path refuses the whole call before anything i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
-from memhtml.app.use_cases.read import ReadPorts, read_ports, record_session_link
+from memhtml.app.use_cases.read import ReadPorts, record_session_link
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
 from memhtml.ports.retrieval import ArchivedMatch, RecallRequest, SearchHit, SearchRequest
-
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
 
 
 @attrs.frozen(kw_only=True)
@@ -71,11 +67,6 @@ class ReinforceAnswer:
     signal: str
 
 
-def search_memories(services: Services, request: SearchRequest) -> SearchAnswer:
-    """Search after a freshness update; see :func:`search_with`."""
-    return search_with(read_ports(services), request)
-
-
 def search_with(ports: ReadPorts, request: SearchRequest) -> SearchAnswer:
     """Update the index, then rank. Nothing is bumped.
 
@@ -91,11 +82,6 @@ def search_with(ports: ReadPorts, request: SearchRequest) -> SearchAnswer:
     )
 
 
-def recall_memories(services: Services, request: RecallRequest) -> RecallAnswer:
-    """Recall after a freshness update; see :func:`recall_with`."""
-    return recall_with(read_ports(services), request)
-
-
 def recall_with(ports: ReadPorts, request: RecallRequest) -> RecallAnswer:
     """Update the index, then fold the recall pack. Nothing is bumped.
 
@@ -108,26 +94,6 @@ def recall_with(ports: ReadPorts, request: RecallRequest) -> RecallAnswer:
         **attrs.asdict(result, recurse=False),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
-    )
-
-
-def reinforce_paths(
-    services: Services,
-    raw_paths: Sequence[str],
-    signal: Signal | str = Signal.NEUTRAL,
-    *,
-    session_id: str | None = None,
-    prompt_id: str | None = None,
-    turn_uuid: str | None = None,
-) -> ReinforceAnswer:
-    """Reinforce memories by path; see :func:`reinforce_with`."""
-    return reinforce_with(
-        read_ports(services),
-        raw_paths,
-        signal,
-        session_id=session_id,
-        prompt_id=prompt_id,
-        turn_uuid=turn_uuid,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import attrs
 
@@ -17,12 +17,10 @@ from memhtml.app.use_cases.collaborators import COMMIT_ATTEMPTS
 from memhtml.app.use_cases.mutation import FIRST_PAUSE_S, PAUSE_JITTER
 from memhtml.domain.commit_messages import commit_message
 from memhtml.domain.errors import NotFound
+from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter, HeadMoved
 from memhtml.ports.state_plane import StatePlane
-
-if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
 
 SIDECAR_PATH: Final = ".memhtml/state/access.jsonl"
 OP_STATE: Final = "state"
@@ -71,13 +69,6 @@ def export_subject(rows: int) -> str:
     return f"export {rows} access rows to the committed sidecar"
 
 
-def state_export(services: Services) -> StateExportResult:
-    """Export the access table and commit it on change; see :func:`export_with`."""
-    from memhtml.adapters.sqlite.state_sidecar import SqliteStatePlane
-
-    return export_with(SqliteStatePlane(services.db), services.git, services.writer)
-
-
 def export_with(
     plane: StatePlane,
     git: GitPort,
@@ -121,17 +112,6 @@ def export_with(
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def state_import(services: Services) -> StateImportResult:
-    """Merge the committed sidecar into the state plane; see :func:`import_with`."""
-    from memhtml.adapters.sqlite.state_sidecar import SqliteStatePlane
-
-    return import_with(
-        SqliteStatePlane(services.db),
-        _read_sidecar(services),
-        has_state=services.db.has_state,
-    )
-
-
 def import_with(plane: StatePlane, sidecar: bytes, *, has_state: bool) -> StateImportResult:
     """Replay ``sidecar`` into the plane: counts and stamps by max, outcome from the later
     reinforcement, torn lines counted and skipped. No commit: nothing in git changes.
@@ -158,13 +138,13 @@ def _committed(git: GitPort, head: str) -> bytes | None:
     return git.read_blobs((match[0].blob_sha,))[match[0].blob_sha]
 
 
-def _read_sidecar(services: Services) -> bytes:
+def read_sidecar(git: GitPort) -> bytes:
     """The working-tree sidecar (what a checkout or a pull left there).
 
     Raises:
         NotFound: There is none yet: nothing was ever exported.
     """
-    file = services.settings.root / SIDECAR_PATH
-    if not file.is_file():
-        raise NotFound(f"no sidecar at {SIDECAR_PATH}; run `memhtml state export` first")
-    return file.read_bytes()
+    try:
+        return git.read_working_file(SIDECAR_PATH)
+    except GitFailure as error:
+        raise NotFound(f"no sidecar at {SIDECAR_PATH}; run `memhtml state export` first") from error

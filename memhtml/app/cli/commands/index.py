@@ -14,7 +14,7 @@ from typing import Final
 import click
 
 from memhtml.app.cli.commands import shaping
-from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.app.cli.progress import TerminalProgress
 
@@ -100,10 +100,8 @@ def report_data(mode: str, report: object, keys: tuple[str, ...]) -> shaping.Dat
 @emits(REPORT_TYPE, examples=("memhtml index rebuild", "memhtml index rebuild --no-embed"))
 def rebuild(embed: bool | None, force: bool) -> CommandResult:
     """Rebuild the whole index from the committed HEAD, keeping vectors of unchanged chunks."""
-    from memhtml.app.use_cases.index_ops import index_rebuild
-
-    with open_services() as services, TerminalProgress() as progress:
-        report = index_rebuild(services, embed=embed, force=force, progress=progress)
+    with open_here() as store, TerminalProgress() as progress:
+        report = store.index_rebuild(embed=embed, force=force, progress=progress)
     return REPORT_TYPE, report_data("rebuild", report, REBUILD_KEYS)
 
 
@@ -116,10 +114,8 @@ def rebuild(embed: bool | None, force: bool) -> CommandResult:
 @emits(REPORT_TYPE, examples=("memhtml index update",))
 def update(embed: bool | None) -> CommandResult:
     """Bring the index level with HEAD and the working tree (a full rebuild the first time)."""
-    from memhtml.app.use_cases.index_ops import index_update
-
-    with open_services() as services, TerminalProgress() as progress:
-        report = index_update(services, embed=embed, progress=progress)
+    with open_here() as store, TerminalProgress() as progress:
+        report = store.index_update(embed=embed, progress=progress)
     return REPORT_TYPE, report_data("update", report, UPDATE_KEYS)
 
 
@@ -128,10 +124,8 @@ def update(embed: bool | None) -> CommandResult:
 @emits(REPORT_TYPE, examples=("memhtml index embed", "memhtml index embed --dry-run"))
 def embed(dry_run: bool) -> CommandResult:
     """Embed every chunk that lacks a vector in the configured space."""
-    from memhtml.app.use_cases.index_ops import index_embed
-
-    with open_services() as services, TerminalProgress() as progress:
-        report = index_embed(services, dry_run=dry_run, progress=progress)
+    with open_here() as store, TerminalProgress() as progress:
+        report = store.index_embed(dry_run=dry_run, progress=progress)
     return REPORT_TYPE, report_data("embed", report, EMBED_KEYS)
 
 
@@ -139,9 +133,7 @@ def embed(dry_run: bool) -> CommandResult:
 @emits(REPORT_TYPE, examples=("memhtml index status",))
 def status() -> CommandResult:
     """Show the index's watermark, vector space, coverage and row counts."""
-    from memhtml.app.use_cases.index_ops import index_status
-
     # Status loads no model: it only compares the configured space with the stored one.
-    with open_services(embedder=False) as services:
-        report = index_status(services)
+    with open_here(embedder=False) as store:
+        report = store.index_status()
     return REPORT_TYPE, report_data("status", report, STATUS_KEYS)

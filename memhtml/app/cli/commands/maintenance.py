@@ -8,7 +8,7 @@ from typing import Final
 import click
 
 from memhtml.app.cli.commands import shaping
-from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.output import CommandResult, emits
 
 DOCTOR_KEYS: Final = (
@@ -59,21 +59,20 @@ def doctor(fix: bool) -> CommandResult:
     Exits 0 even when the store is unhealthy; read ``healthy`` and the lists. With ``--fix``
     the repairs run first and ``repaired`` says what they changed.
     """
-    from memhtml.app.use_cases.doctor import run_doctor
 
     # The plain doctor compares spaces and counts vectors; it never embeds, so it never loads
     # a model. A Bedrock embedder is still built (it touches neither boto3 nor AWS until it
     # embeds), because its space, unlike the local default's, is not known without it. --fix
     # commits and updates the index like every mutating command, with its embedder (loaded
     # only if the update finds chunks to embed).
-    with open_services(embedder=fix or _bedrock_configured()) as services:
-        report = run_doctor(services, fix=fix)
+    with open_here(embedder=fix or _bedrock_configured()) as store:
+        report = store.doctor(fix=fix)
     keys = (*DOCTOR_KEYS, REPAIRED_KEY) if fix else DOCTOR_KEYS
     return "doctor.report", shaping.shaped(report, keys)
 
 
 def _bedrock_configured() -> bool:
-    from memhtml.app.config import read_embed_settings
+    from memhtml.app.bootstrap.config import read_embed_settings
 
     return read_embed_settings(os.environ).backend == "bedrock"
 
@@ -87,10 +86,8 @@ def state() -> None:
 @emits("state.export", examples=("memhtml state export",))
 def export() -> CommandResult:
     """Write the access rows to .memhtml/state/access.jsonl and commit it when it changed."""
-    from memhtml.app.use_cases.state_ops import state_export
-
-    with open_services(embedder=False) as services:
-        result = state_export(services)
+    with open_here(embedder=False) as store:
+        result = store.state_export()
     return "state.export", shaping.shaped(result, EXPORT_KEYS)
 
 
@@ -98,8 +95,6 @@ def export() -> CommandResult:
 @emits("state.import", examples=("memhtml state import",))
 def import_() -> CommandResult:
     """Replay the committed sidecar into state.db, merging with the rows already there."""
-    from memhtml.app.use_cases.state_ops import state_import
-
-    with open_services(embedder=False) as services:
-        result = state_import(services)
+    with open_here(embedder=False) as store:
+        result = store.state_import()
     return "state.import", shaping.shaped(result, IMPORT_KEYS)

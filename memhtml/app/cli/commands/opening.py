@@ -1,4 +1,4 @@
-"""How a command body opens the store it works on: root, settings, wired services.
+"""How a command body opens the store it works on: root, settings, the facade over it.
 
 Kept in one place so every repository-opening command checks the root the same way and closes
 SQLite however the body ends.
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from memhtml.app.cli.config_root import repo_root
 
 if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
+    from memhtml.app.store import Store
 
 
 @contextmanager
-def open_services(*, embedder: bool = True) -> Iterator[Services]:
-    """The wired services of the invocation's initialized repository, closed on exit.
+def open_here(*, embedder: bool = True) -> Iterator[Store]:
+    """The invocation's initialized store, closed on exit.
 
     Args:
         embedder: Build the configured embedder (``MEMHTML_EMBED``); False for commands that
@@ -29,11 +29,10 @@ def open_services(*, embedder: bool = True) -> Iterator[Services]:
         RepoRequired: The root may not be used or is not an initialized store.
         InvalidInput: An environment variable holds a bad value.
     """
-    from memhtml.app.bootstrap import Services, read_settings
+    from memhtml.app.store import open_store
 
-    settings = read_settings(repo_root(), os.environ)
-    services = Services(settings, embedder=embedder)
+    store = open_store(repo_root(), environ=os.environ, embedder=embedder)
     try:
-        yield services
+        yield store
     finally:
-        services.close()
+        store.close()

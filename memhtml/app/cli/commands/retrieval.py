@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 import click
 
 from memhtml.app.cli.commands import shaping
-from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.commands.scope_flags import (
     checked_as_of,
     checked_entity,
@@ -186,7 +186,6 @@ def search(
 
     Hits do not bump salience: being listed is not evidence of use.
     """
-    from memhtml.app.use_cases.retrieval_ops import search_memories
     from memhtml.ports.retrieval import SearchRequest
 
     request = SearchRequest(
@@ -195,8 +194,8 @@ def search(
         limit=limit,
         options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
     )
-    with open_services() as services:
-        answer = search_memories(services, request)
+    with open_here() as store:
+        answer = store.search(request)
     return "memory.hits", shaping.hits_data(answer)
 
 
@@ -229,7 +228,6 @@ def recall(
     fts_stopwords: bool,
 ) -> CommandResult:
     """Pack the memories a task needs into a character budget: quotes first, index lines after."""
-    from memhtml.app.use_cases.retrieval_ops import recall_memories
     from memhtml.ports.retrieval import RecallRequest
 
     request = RecallRequest(
@@ -238,6 +236,6 @@ def recall(
         budget_chars=budget,
         options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
     )
-    with open_services() as services:
-        answer = recall_memories(services, request)
+    with open_here() as store:
+        answer = store.recall(request)
     return "recall.pack", shaping.recall_data(answer)

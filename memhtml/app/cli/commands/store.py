@@ -1,6 +1,6 @@
 """Store lifecycle commands (CLI.md §3.2): init, write, correct, archive, link, apply.
 
-Every body opens the store through ``opening.open_services``, hands a request to its use case
+Every body opens the store through ``opening.open_here``, hands a request to its use case
 and returns the shaped result; the use cases decide, commit and re-index.
 """
 
@@ -14,7 +14,7 @@ from typing import Final
 import click
 
 from memhtml.app.cli.commands import shaping
-from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.config_root import repo_root
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.errors import InvalidInput
@@ -35,23 +35,9 @@ def register(group: click.Group) -> None:
 @emits("repo.init", examples=("memhtml init --repo ~/memhtml",))
 def init() -> CommandResult:
     """Create the memory repository, its folders and databases; re-running changes nothing."""
-    from memhtml.app.bootstrap import Services, read_settings
-    from memhtml.app.repo_config import ensure_merge_ours_driver
-    from memhtml.app.use_cases.init import init_store
+    from memhtml.app.store import init_store_at
 
-    root = repo_root(initialized=False)
-    settings = read_settings(root, os.environ)
-    existed = settings.index_path.exists() and settings.state_path.exists()
-    # Opening the services creates and migrates both databases; init_store only needs to be
-    # told whether that made anything new.
-    with Services(settings, embedder=False) as services:
-        result = init_store(
-            root=root,
-            git=services.git,
-            writer=services.writer,
-            configure_repo=lambda: ensure_merge_ours_driver(root),
-            create_databases=lambda: not existed,
-        )
+    result = init_store_at(repo_root(initialized=False), environ=os.environ)
     return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
 
 
@@ -111,7 +97,6 @@ def write(
     turn_uuid: str | None,
 ) -> CommandResult:
     """Write one memory as one commit, or report the active memory that already holds it."""
-    from memhtml.app.use_cases.write import write_memory
     from memhtml.domain.write_requests import WriteRequest, checked
 
     _article(claim, article_html)
@@ -136,8 +121,8 @@ def write(
             turn_uuid=turn_uuid,
         )
     )
-    with open_services() as services:
-        result = write_memory(services.write_deps(), request)
+    with open_here() as store:
+        result = store.write(request)
     return "memory.written", shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
@@ -181,7 +166,7 @@ def correct(
     workspace: str | None,
 ) -> CommandResult:
     """Archive a memory and write its replacement, linked both ways, in one commit."""
-    from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
+    from memhtml.app.use_cases.correct import CorrectRequest
 
     _article(claim, article_html)
     request = CorrectRequest(
@@ -199,8 +184,8 @@ def correct(
         valid_from=valid_from,
         session_id=session_id,
     )
-    with open_services() as services:
-        result = correct_memory(services.write_deps(), target, request)
+    with open_here() as store:
+        result = store.correct(target, request)
     return "memory.corrected", shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 
@@ -213,10 +198,8 @@ def correct(
 )
 def archive(path: str, reason: str) -> CommandResult:
     """Move a memory to archive/<YYYY>/ and stamp it archived, as one commit."""
-    from memhtml.app.use_cases.archive import archive_memory
-
-    with open_services() as services:
-        result = archive_memory(services.write_deps(), path, reason)
+    with open_here() as store:
+        result = store.archive(path, reason)
     return "memory.archived", shaping.shaped(result, shaping.ARCHIVED_KEYS)
 
 
@@ -230,10 +213,8 @@ def archive(path: str, reason: str) -> CommandResult:
 )
 def link(src: str, rel: str, dst: str) -> CommandResult:
     """Add one edge to the source's head; an existing edge changes nothing."""
-    from memhtml.app.use_cases.link import link_memories
-
-    with open_services() as services:
-        result = link_memories(services.write_deps(), src, rel, dst)
+    with open_here() as store:
+        result = store.link(src, rel, dst)
     return "memory.linked", shaping.shaped(result, shaping.LINKED_KEYS)
 
 
@@ -271,15 +252,13 @@ def apply(
     """Run a JSONL batch of write, link and archive ops as one commit (atomic by default)."""
     from memhtml.app.apply_ops import SessionDefaults, parse_apply_lines
     from memhtml.app.cli.progress import TerminalProgress
-    from memhtml.app.use_cases.apply import apply_batch
 
     defaults = SessionDefaults(session_id=session_id, prompt_id=prompt_id, turn_uuid=turn_uuid)
     # Root checked before stdin is read: a wrong --repo must not swallow a piped batch first.
     repo_root()
     ops = parse_apply_lines(_batch_lines(file, source), defaults)
-    with open_services() as services, TerminalProgress() as progress:
-        result = apply_batch(
-            services.write_deps(),
+    with open_here() as store, TerminalProgress() as progress:
+        result = store.apply(
             ops,
             continue_on_error=continue_on_error,
             defaults=defaults,

@@ -11,7 +11,7 @@ from typing import Final
 import click
 
 from memhtml.app.cli.commands import shaping
-from memhtml.app.cli.commands.opening import open_services
+from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets, scope_options
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.reinforce import Signal
@@ -34,10 +34,9 @@ def register(group: click.Group) -> None:
 @emits("memory.detail", examples=("memhtml read resources/billing/invoice-export.html",))
 def read(path: str, session_id: str | None) -> CommandResult:
     """Show one memory's fields and article; archived paths are allowed. Bumps its salience."""
-    from memhtml.app.use_cases.read import read_memory
 
-    with open_services() as services:
-        result = read_memory(services, path, session_id=session_id)
+    with open_here() as store:
+        result = store.read(path, session_id=session_id)
     return "memory.detail", shaping.detail_data(result)
 
 
@@ -65,7 +64,7 @@ def list_command(
     cursor: str | None,
 ) -> CommandResult:
     """List memories by path, a page at a time; no ranking and no salience bump."""
-    from memhtml.app.use_cases.listing import ListRequest, list_memories
+    from memhtml.app.use_cases.listing import ListRequest
 
     request = ListRequest(
         memory_types=memory_types,
@@ -78,8 +77,8 @@ def list_command(
         limit=limit,
         cursor=cursor,
     )
-    with open_services() as services:
-        result = list_memories(services, request)
+    with open_here() as store:
+        result = store.list(request)
     return "memory.list", shaping.list_data(result)
 
 
@@ -96,8 +95,7 @@ def list_command(
 @emits("memory.reinforced", examples=("memhtml reinforce areas/inbox/x.html --signal positive",))
 def reinforce(paths: tuple[str, ...], signal: str, session_id: str | None) -> CommandResult:
     """Bump memories' access counts (900 s cooldown per path); no commit."""
-    from memhtml.app.use_cases.retrieval_ops import reinforce_paths
 
-    with open_services() as services:
-        answer = reinforce_paths(services, paths, signal, session_id=session_id)
+    with open_here() as store:
+        answer = store.reinforce(paths, signal, session_id=session_id)
     return "memory.reinforced", shaping.shaped(answer, shaping.REINFORCED_KEYS)

@@ -1,4 +1,4 @@
-"""Fixture values to file bytes through the html adapter, each file checked on the way out.
+"""Fixture values to file bytes through the memory codec, each file checked on the way out.
 
 Every file is parsed back: a generated file with a violation or a warning is a generator bug,
 and a gate measured over files the indexer half-understood would mean nothing.
@@ -6,27 +6,27 @@ and a gate measured over files the indexer half-understood would mean nothing.
 
 from __future__ import annotations
 
-from memhtml.adapters.html import mark_archived, parse_memory, render_memory, set_meta
 from memhtml.app.eval.discrimination.fixture import Fixture, FixtureFile, FixtureInvalid
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.sidecar import render_sidecar
+from memhtml.ports.memory_codec import MemoryCodec
 
 SUPERSEDED_BY_META = "memhtml-superseded-by"
 
 
-def render_file(file: FixtureFile) -> str:
+def render_file(file: FixtureFile, codec: MemoryCodec) -> str:
     """The file's text: rendered, then stamped archived and superseded when it is a copy.
 
     Raises:
         FixtureInvalid: The file does not parse, or parses with warnings.
     """
-    html = render_memory(file.inputs)
+    html = codec.render(file.inputs)
     if file.archived_at is not None:
-        html = mark_archived(html, file.archived_at)
+        html = codec.mark_archived(html, file.archived_at)
     if file.superseded_by is not None:
-        html = set_meta(html, SUPERSEDED_BY_META, "/" + file.superseded_by)
+        html = codec.set_meta(html, SUPERSEDED_BY_META, "/" + file.superseded_by)
     try:
-        doc = parse_memory(html)
+        doc = codec.parse(html.encode("utf-8"))
     except InvalidMemory as error:
         raise FixtureInvalid(f"generated file {file.path} is invalid: {error}") from error
     if doc.warnings:
@@ -35,7 +35,7 @@ def render_file(file: FixtureFile) -> str:
     return html
 
 
-def render_files(fixture: Fixture) -> dict[str, bytes]:
+def render_files(fixture: Fixture, codec: MemoryCodec) -> dict[str, bytes]:
     """Every fixture file's bytes, by path.
 
     Raises:
@@ -45,7 +45,7 @@ def render_files(fixture: Fixture) -> dict[str, bytes]:
     for file in fixture.files:
         if file.path in files:
             raise FixtureInvalid(f"two generated files share the path {file.path}")
-        files[file.path] = render_file(file).encode("utf-8")
+        files[file.path] = render_file(file, codec).encode("utf-8")
     return files
 
 

@@ -30,7 +30,7 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.ports.retrieval import RankingOptions
 
 if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
+    from memhtml.app.store import Store
     from memhtml.ports.embedder import EmbeddingModel
 
 Mode = Literal["fake", "local", "lexical"]
@@ -83,11 +83,11 @@ def embedder_for(mode: Mode, environ: Mapping[str, str] | None = None) -> Embedd
     if mode == "lexical":
         return None
     if mode == "fake":
-        from memhtml.adapters.hashing import FakeBowEmbedder
+        from memhtml.app.bootstrap import fake_bow_embedder
 
-        return FakeBowEmbedder()
+        return fake_bow_embedder()
     from memhtml.app.bootstrap import build_embedder
-    from memhtml.app.config import EmbedSettings, read_embed_settings
+    from memhtml.app.bootstrap.config import EmbedSettings, read_embed_settings
 
     configured = read_embed_settings(os.environ if environ is None else environ)
     local = configured if configured.backend == "local" else EmbedSettings(backend="local")
@@ -137,9 +137,9 @@ def _store_root(keep: Path | None) -> Path:
 def _build_and_probe(
     fixture: Fixture, root: Path, config: GateConfig, embedder: EmbeddingModel | None
 ) -> tuple[ProbeScore, ...]:
-    from memhtml.adapters.system.clock import FixedClock
-    from memhtml.app.bootstrap import Services, Settings
-    from memhtml.app.config import EmbedSettings
+    from memhtml.app.bootstrap import Services, Settings, fixed_clock
+    from memhtml.app.bootstrap.config import EmbedSettings
+    from memhtml.app.store import Store
 
     settings = Settings(
         root=root,
@@ -148,30 +148,21 @@ def _build_and_probe(
         git_name=EVAL_GIT_NAME,
         git_email=EVAL_GIT_EMAIL,
     )
-    clock = FixedClock(instant_of(fixture.now_ms))
-    with Services(settings, clock=clock, embedder=embedder) as services:
-        _materialize(fixture, services)
-        return tuple(_probe(fixture, services, config.ranking))
+    clock = fixed_clock(instant_of(fixture.now_ms))
+    with Store(Services(settings, clock=clock, embedder=embedder)) as store:
+        _materialize(fixture, store)
+        return tuple(_probe(fixture, store, config.ranking))
 
 
-def _materialize(fixture: Fixture, services: Services) -> None:
+def _materialize(fixture: Fixture, store: Store) -> None:
     from memhtml.app.eval.discrimination.rendering import render_files, sidecar_bytes
-    from memhtml.app.repo_config import ensure_merge_ours_driver
-    from memhtml.app.use_cases.index_ops import index_rebuild
-    from memhtml.app.use_cases.init import init_store
-    from memhtml.app.use_cases.state_ops import SIDECAR_PATH, state_import
+    from memhtml.app.use_cases.state_ops import SIDECAR_PATH
     from memhtml.domain.commit_messages import commit_message
     from memhtml.ports.git_writer import ChangeSet, FileWrite
 
-    root = services.settings.root
-    init_store(
-        root=root,
-        git=services.git,
-        writer=services.writer,
-        configure_repo=lambda: ensure_merge_ours_driver(root),
-        create_databases=lambda: True,
-    )
-    files = render_files(fixture)
+    services = store.services
+    store.initialize(databases_created=True)
+    files = render_files(fixture, services.codec)
     files[SIDECAR_PATH] = sidecar_bytes(fixture)
     writes = tuple(FileWrite(path=path, data=data) for path, data in sorted(files.items()))
     services.writer.commit(
@@ -179,18 +170,17 @@ def _materialize(fixture: Fixture, services: Services) -> None:
         commit_message(OP_EVAL, COMMIT_SUBJECT),
         expected_head=services.git.head(),
     )
-    report = index_rebuild(services)
+    report = store.index_rebuild()
     if report.model_failure is not None:
         from memhtml.ports.errors import ModelUnavailable
 
         raise ModelUnavailable(f"embedding the fixture: {report.model_failure}")
     if report.skipped:
         raise FixtureInvalid(f"the indexer skipped {len(report.skipped)} generated files")
-    state_import(services)
+    store.state_import()
 
 
-def _probe(fixture: Fixture, services: Services, ranking: RankingOptions) -> list[ProbeScore]:
-    from memhtml.app.use_cases.retrieval_ops import search_memories
+def _probe(fixture: Fixture, store: Store, ranking: RankingOptions) -> list[ProbeScore]:
     from memhtml.domain.scope import SearchScope
     from memhtml.ports.retrieval import SearchRequest
 
@@ -198,7 +188,7 @@ def _probe(fixture: Fixture, services: Services, ranking: RankingOptions) -> lis
     scores: list[ProbeScore] = []
     for probe in fixture.probes:
         request = SearchRequest(query=probe.query, scope=scope, limit=PROBE_LIMIT, options=ranking)
-        answer = search_memories(services, request)
+        answer = store.search(request)
         scores.append(
             score_probe(
                 query=probe.query,

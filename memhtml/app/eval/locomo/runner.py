@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
-from memhtml.app.config import EmbedSettings
+from memhtml.app.bootstrap.config import EmbedSettings
 from memhtml.app.eval.locomo.conversion import Granularity, StoredItem, convert
 from memhtml.app.eval.locomo.dataset import Conversation, Dataset, LocomoDataInvalid
 from memhtml.app.eval.locomo.metrics import RankingScores, first_occurrences, score_ranking
@@ -31,7 +31,6 @@ from memhtml.ports.errors import ModelUnavailable, VectorCoverageLow
 from memhtml.ports.retrieval import RankingOptions
 
 if TYPE_CHECKING:
-    from memhtml.app.bootstrap import Services
     from memhtml.app.store import Store
     from memhtml.app.use_cases.apply import ApplyResult
     from memhtml.app.use_cases.retrieval_ops import SearchAnswer
@@ -148,21 +147,18 @@ def run_conversation(
             vector arm.
         VectorCoverageLow: Hybrid mode, and the rebuild left a chunk without a vector.
     """
-    from memhtml.adapters.system.clock import FixedClock
-    from memhtml.app.bootstrap import Services, Settings
+    from memhtml.app.bootstrap import Services, Settings, fixed_clock
     from memhtml.app.store import Store
-    from memhtml.app.use_cases.apply import apply_batch
 
     converted = convert(conversation, config.granularity)
     query_set = build_queries(conversation)
     root = workdir / conversation.sample_id
     settings = Settings(root=root, embed=config.embed, fts_tokenizer=config.fts_tokenizer)
-    clock = FixedClock(conversation.last_session_at + CLOCK_AFTER_LAST_SESSION)
-    with Services(settings, clock=clock, embedder=embedder or False) as services:
-        _init(services, root)
-        store = Store(services)
+    clock = fixed_clock(conversation.last_session_at + CLOCK_AFTER_LAST_SESSION)
+    with Store(Services(settings, clock=clock, embedder=embedder or False)) as store:
+        store.initialize(databases_created=True)
         started = time.perf_counter()
-        applied = apply_batch(attrs.evolve(services.write_deps(), embed=False), converted.ops)
+        applied = store.apply(converted.ops, embed=False)
         ingest_s = time.perf_counter() - started
         _check_applied(conversation.sample_id, applied, len(converted.ops))
         started = time.perf_counter()
@@ -263,20 +259,6 @@ def _timed_search(store: Store, question: str, config: RunConfig) -> tuple[Searc
     started = time.perf_counter()
     answer = store.search(request)
     return answer, (time.perf_counter() - started) * 1000
-
-
-def _init(services: Services, root: Path) -> None:
-    """``memhtml init``'s steps over already opened services (the databases exist now)."""
-    from memhtml.app.repo_config import ensure_merge_ours_driver
-    from memhtml.app.use_cases.init import init_store
-
-    init_store(
-        root=root,
-        git=services.git,
-        writer=services.writer,
-        configure_repo=lambda: ensure_merge_ours_driver(root),
-        create_databases=lambda: True,
-    )
 
 
 def _check_applied(sample_id: str, applied: ApplyResult, expected: int) -> None:

@@ -1,16 +1,17 @@
-"""What every indexing pass needs: the index, git, the parser, the vector space and a clock."""
+"""What every indexing pass needs: storage ports, git, the parser, the vector space, a clock."""
 
 from __future__ import annotations
 
 import attrs
 
-from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.parsing import ParseSettings
+from memhtml.app.indexing.parse_pool import ParseSettings
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.ports.clock import Clock
 from memhtml.ports.embedder import Embedder
 from memhtml.ports.git import GitPort
+from memhtml.ports.index_store import IndexStore
 from memhtml.ports.memory_parser import MemoryParser
+from memhtml.ports.vector_store import VectorStore
 
 
 @attrs.frozen(kw_only=True)
@@ -18,7 +19,8 @@ class IndexContext:
     """The indexer's collaborators and settings, handed to each pass as one value.
 
     Attributes:
-        db: The index (and, when attached, the state plane).
+        store: Where projections and the watermark are persisted.
+        vectors: Where vectors are persisted.
         git: The repository.
         parser: Bytes of one memory file to a ``MemoryDoc``.
         clock: Stamps ``indexed_at`` and the watermark's times.
@@ -29,7 +31,8 @@ class IndexContext:
         parse: How parsing spreads over processes.
     """
 
-    db: Database
+    store: IndexStore
+    vectors: VectorStore
     git: GitPort
     parser: MemoryParser
     clock: Clock

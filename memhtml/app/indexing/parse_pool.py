@@ -2,7 +2,8 @@
 
 Parsing is the cost of a rebuild (html5lib runs a few milliseconds per 2 KB file) and it is
 pure, so it may run on other cores; projection and every write stay in the calling process,
-which owns the one SQLite connection.
+which owns the storage connection. Documents the caller already holds (the write path's own
+renders) are passed in and never parsed again.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Final, Protocol, runtime_checkable
+from typing import Final
 
 import attrs
 
+from memhtml.domain.content_claims import ParsedFile
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import MemoryDoc
 from memhtml.ports.indexer import SkippedFile
@@ -52,15 +54,6 @@ class SourceFile:
 
 
 @attrs.frozen(kw_only=True)
-class ParsedFile:
-    """A file that parsed: its path, blob and document."""
-
-    path: str
-    blob_sha: str
-    doc: MemoryDoc
-
-
-@attrs.frozen(kw_only=True)
 class ParseSettings:
     """How to spread parsing over processes.
 
@@ -79,20 +72,13 @@ class ParseSettings:
             raise ValueError("workers must be at least 1 and pool_min_files not negative")
 
 
-@runtime_checkable
-class RecallingParser(MemoryParser, Protocol):
-    """A parser that may already hold the document of some bytes (the write path's cache)."""
-
-    def recall(self, data: bytes) -> MemoryDoc | None:
-        """The document parsing ``data`` gives, if known without parsing; else ``None``."""
-        ...
-
-
 def parse_files(
     files: Sequence[SourceFile],
     parser: MemoryParser,
     settings: ParseSettings,
     progress: ProgressSink = NO_PROGRESS,
+    *,
+    known: Mapping[bytes, MemoryDoc] | None = None,
 ) -> list[ParsedFile | SkippedFile]:
     """Parse every file, in input order; a file that fails becomes a ``SkippedFile``.
 
@@ -100,13 +86,13 @@ def parse_files(
     files, Linux (where fork is the safe default), and a parser that pickles (a module-level
     function does; a lambda does not). A pool that breaks falls back to parsing here.
     ``progress`` hears of the parsing phase: per file here, per batch from the pool.
-    A ``RecallingParser``'s known documents are taken first and never reach the pool.
+    Files whose exact bytes ``known`` holds take that document and are never parsed.
     """
-    known = _recalled(files, parser)
-    if known:
-        unknown = [file for i, file in enumerate(files) if i not in known]
+    held = _known(files, known or {})
+    if held:
+        unknown = [file for i, file in enumerate(files) if i not in held]
         rest = iter(parse_files(unknown, parser, settings, progress))
-        return [known[i] if i in known else next(rest) for i in range(len(files))]
+        return [held[i] if i in held else next(rest) for i in range(len(files))]
     datas = [file.data for file in files]
     if not datas:
         return []
@@ -129,11 +115,11 @@ def parse_files(
     return [_result(file, outcome) for file, outcome in zip(files, outcomes, strict=True)]
 
 
-def _recalled(files: Sequence[SourceFile], parser: MemoryParser) -> dict[int, ParsedFile]:
-    """The files whose documents ``parser`` already holds, by their position in ``files``."""
-    if not isinstance(parser, RecallingParser):
+def _known(files: Sequence[SourceFile], known: Mapping[bytes, MemoryDoc]) -> dict[int, ParsedFile]:
+    """The files whose documents ``known`` holds, by their position in ``files``."""
+    if not known:
         return {}
-    found = ((i, file, parser.recall(file.data)) for i, file in enumerate(files))
+    found = ((i, file, known.get(file.data)) for i, file in enumerate(files))
     return {
         i: ParsedFile(path=file.path, blob_sha=file.blob_sha, doc=doc)
         for i, file, doc in found

@@ -1,33 +1,28 @@
-"""``SqliteIndexer``: the ``Indexer`` port over one SQLite index and one repository.
+"""``StoreIndexer``: the ``Indexer`` service over storage ports and one repository.
 
 This module holds the guards (which store states refuse which passes) and the wiring; the
-passes live in ``rebuild_pass``, ``update_pass`` and ``embedding_pass``, the pure decisions in
-``projection`` and ``update_plan``.
+passes live in ``rebuild``, ``update`` and ``embedding``, the pure decisions in
+``memhtml.domain.projection``, ``update_plan`` and ``content_claims``. Storage only persists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import attrs
 
-from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.embedding_pass import (
-    EMBED_PERSIST_SLICE,
-    embed_pending,
-    pending_chunks,
-    read_vector_coverage,
-)
-from memhtml.adapters.sqlite.index_context import IndexContext
-from memhtml.adapters.sqlite.index_state import read_index_state
-from memhtml.adapters.sqlite.parsing import ParseSettings
-from memhtml.adapters.sqlite.rebuild_pass import run_rebuild
-from memhtml.adapters.sqlite.update_pass import run_update
+from memhtml.app.indexing.context import IndexContext
+from memhtml.app.indexing.embedding import EMBED_PERSIST_SLICE, embed_pending
+from memhtml.app.indexing.parse_pool import ParseSettings
+from memhtml.app.indexing.rebuild import run_rebuild
+from memhtml.app.indexing.update import run_update
+from memhtml.domain.model import MemoryDoc
 from memhtml.ports.clock import Clock
 from memhtml.ports.embedder import Embedder
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale, RebuildNoEmbedRefused
 from memhtml.ports.git import GitPort
+from memhtml.ports.index_store import IndexStore
 from memhtml.ports.indexer import (
     BackfillReport,
     IndexState,
@@ -37,6 +32,7 @@ from memhtml.ports.indexer import (
 )
 from memhtml.ports.memory_parser import MemoryParser
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
+from memhtml.ports.vector_store import VectorStore
 
 # `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
 BECAUSE_FLAG: Final = "embedding was turned off for this rebuild"
@@ -44,17 +40,18 @@ BECAUSE_NO_EMBEDDER: Final = "no embedder is configured"
 STALE_REASON: Final = "a rebuild started and did not finish"
 
 
-class SqliteIndexer:
-    """Keeps ``index.db`` a projection of the repository and fills its vectors.
+class StoreIndexer:
+    """Keeps the index a projection of the repository and fills its vectors.
 
-    Not thread-safe (one SQLite connection). See ``memhtml.ports.indexer.Indexer`` for the
-    contract of each method.
+    Not thread-safe (storage holds one connection). See ``memhtml.ports.indexer.Indexer`` for
+    the contract of each method.
     """
 
     def __init__(
         self,
         *,
-        db: Database,
+        store: IndexStore,
+        vectors: VectorStore,
         git: GitPort,
         parser: MemoryParser,
         clock: Clock,
@@ -67,7 +64,8 @@ class SqliteIndexer:
         """Bind the index to a repository and a vector space.
 
         Args:
-            db: The index, with the state plane attached when access rows must follow moves.
+            store: Where projections and the watermark are persisted.
+            vectors: Where vectors are persisted.
             git: The repository.
             parser: ``parse_memory`` in production; a module-level function, so a process
                 pool can receive it.
@@ -91,7 +89,8 @@ class SqliteIndexer:
         ):
             raise ValueError("the embedder's vector space is not the configured one")
         self._context = IndexContext(
-            db=db,
+            store=store,
+            vectors=vectors,
             git=git,
             parser=parser,
             clock=clock,
@@ -113,7 +112,7 @@ class SqliteIndexer:
         """See ``Indexer.rebuild``."""
         context = self._context
         writes_vectors = embed and context.embedder is not None
-        state = read_index_state(context.db)
+        state = context.store.index_state()
         if not writes_vectors:
             self._check_space(state)
             held = self._vectors_held()
@@ -122,10 +121,16 @@ class SqliteIndexer:
                 raise RebuildNoEmbedRefused(held, context.model, because)
         return run_rebuild(context, embed=writes_vectors, progress=progress)
 
-    def update(self, *, embed: bool, progress: ProgressSink = NO_PROGRESS) -> UpdateReport:
+    def update(
+        self,
+        *,
+        embed: bool,
+        progress: ProgressSink = NO_PROGRESS,
+        known: Mapping[bytes, MemoryDoc] | None = None,
+    ) -> UpdateReport:
         """See ``Indexer.update``."""
         context = self._context
-        state = read_index_state(context.db)
+        state = context.store.index_state()
         if state is None:
             # Never indexed: any vectors present belong to no recorded space, and the stash
             # keeps those in the configured one, so nothing here needs the refusal guard.
@@ -143,13 +148,13 @@ class SqliteIndexer:
         if state.head_sha is None:
             raise IndexStale(STALE_REASON)
         self._check_space(state)
-        report, chunk_ids = run_update(context, state, progress)
+        report, chunk_ids = run_update(context, state, progress, known=known)
         if not (embed and context.embedder is not None and chunk_ids):
             return report
         outcome = embed_pending(
-            context.db,
+            context.vectors,
             context.embedder,
-            pending_chunks(context.db, context.model, chunk_ids),
+            context.vectors.pending_chunks(context.model, chunk_ids),
             slice_size=context.persist_slice,
             now=context.now,
             progress=progress,
@@ -161,12 +166,12 @@ class SqliteIndexer:
     def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
         """See ``Indexer.embed_missing``."""
         context = self._context
-        self._check_space(read_index_state(context.db))
+        self._check_space(context.store.index_state())
         if context.embedder is None:
             return 0
-        pending = pending_chunks(context.db, context.model, candidate_chunk_ids)
+        pending = context.vectors.pending_chunks(context.model, candidate_chunk_ids)
         return embed_pending(
-            context.db,
+            context.vectors,
             context.embedder,
             pending,
             slice_size=context.persist_slice,
@@ -178,14 +183,14 @@ class SqliteIndexer:
     ) -> BackfillReport:
         """See ``Indexer.backfill``."""
         context = self._context
-        state = read_index_state(context.db)
+        state = context.store.index_state()
         self._check_space(state)
         written, failure = 0, None
         if not dry_run and context.embedder is not None:
             outcome = embed_pending(
-                context.db,
+                context.vectors,
                 context.embedder,
-                pending_chunks(context.db, context.model),
+                context.vectors.pending_chunks(context.model),
                 slice_size=context.persist_slice,
                 now=context.now,
                 progress=progress,
@@ -203,11 +208,11 @@ class SqliteIndexer:
 
     def vector_coverage(self) -> VectorCoverage:
         """See ``Indexer.vector_coverage``."""
-        return read_vector_coverage(self._context.db, self._context.model)
+        return self._context.vectors.vector_coverage(self._context.model)
 
     def index_state(self) -> IndexState | None:
         """See ``Indexer.index_state``."""
-        return read_index_state(self._context.db)
+        return self._context.store.index_state()
 
     def _check_space(self, state: IndexState | None) -> None:
         """Refuse to write into a store whose recorded vector space is another one."""
@@ -219,9 +224,4 @@ class SqliteIndexer:
             raise EmbedModelMismatch(state.embed_model, context.model)
 
     def _vectors_held(self) -> int:
-        row = self._context.db.get(
-            "SELECT count(*) FROM embeddings WHERE model = ?",
-            (self._context.model,),
-            operation="count vectors",
-        )
-        return 0 if row is None else int(row[0] or 0)
+        return self._context.vectors.count_vectors(self._context.model)

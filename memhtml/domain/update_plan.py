@@ -7,12 +7,50 @@ ends at its working-tree content. Paths outside the indexed tree never appear in
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 import attrs
 
 from memhtml.domain.paths import is_indexable_path
-from memhtml.ports.git import DiffEntry, StatusEntry
+
+
+class DiffEntry(Protocol):
+    """One committed change between two commits, as git's name-status reports it."""
+
+    @property
+    def status(self) -> str:
+        """``A``, ``M``, ``D`` or ``R``."""
+        ...
+
+    @property
+    def path(self) -> str:
+        """The path after the change."""
+        ...
+
+    @property
+    def from_path(self) -> str | None:
+        """The source of a rename, else ``None``."""
+        ...
+
+
+class StatusEntry(Protocol):
+    """One uncommitted change of the working tree against HEAD."""
+
+    @property
+    def path(self) -> str:
+        """The changed path."""
+        ...
+
+    @property
+    def from_path(self) -> str | None:
+        """The source of a rename, else ``None``."""
+        ...
+
+    @property
+    def deleted(self) -> bool:
+        """Whether the path is gone from the working tree."""
+        ...
+
 
 Source = Literal["head", "work"]
 FROM_HEAD: Final[Source] = "head"

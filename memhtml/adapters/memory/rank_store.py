@@ -1,0 +1,135 @@
+"""``MemoryRankStore``: each arm ranked by its pure twin, then fused by ``domain.fusion.fuse``.
+
+The SQLite backend runs the same arms as one statement; the contract suite holds the two to
+the same paths, order, ranks and scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from memhtml.adapters.memory.tables import MemoryTables
+from memhtml.domain.fts_query import LexicalQuery
+from memhtml.domain.fulltext import query_phrases
+from memhtml.domain.fusion import ArmKind, Fused, fuse
+from memhtml.domain.reinforce import salience_applies, salience_hours, salience_score
+from memhtml.domain.scope import SearchScope, scope_admits
+from memhtml.domain.vectors import f32_cosine_distance, pack_f32
+from memhtml.ports.rank_store import FusionQuery, VectorCensus
+
+# A zero vector has no cosine; the vector arm reads it as distance 1 (the domain's convention).
+_NO_COSINE = 1.0
+
+
+class MemoryRankStore:
+    """The :class:`memhtml.ports.rank_store.RankStore` port in memory."""
+
+    def __init__(self, tables: MemoryTables) -> None:
+        """Rank the rows of ``tables``."""
+        self._t = tables
+
+    @property
+    def has_state(self) -> bool:
+        """See ``RankStore.has_state``."""
+        return True
+
+    def vector_census(self, model: str | None) -> VectorCensus:
+        """See ``RankStore.vector_census``."""
+        t = self._t
+        space = model
+        if space is None and t.index_state is not None:
+            space = t.index_state.embed_model
+        embedded = sum(1 for v in t.vectors.values() if v.model == space)
+        return VectorCensus(chunks=len(t.chunks), embedded=embedded, model=space)
+
+    def holds_every_term(self, lexical: LexicalQuery, scope: SearchScope) -> bool:
+        """See ``RankStore.holds_every_term``."""
+        phrases = query_phrases(lexical.terms, self._t.tokenizer)
+        hits = self._t.fulltext().matches(phrases, every=True)
+        return any(self._admits(scope, path) for path in hits)
+
+    def fused_ranks(self, query: FusionQuery) -> tuple[Fused, ...]:
+        """See ``RankStore.fused_ranks``."""
+        names = [arm.name for arm in query.arms]
+        if "fts" in names and query.lexical is None:
+            raise ValueError("the fts arm needs a lexical query")
+        if "vector" in names and query.vector is None:
+            raise ValueError("the vector arm needs a query vector")
+        rankers: dict[str, Callable[[FusionQuery, list[str]], list[str]]] = {
+            "fts": self._fts,
+            "vector": self._vector,
+            "recency": self._recency,
+            "salience": self._salience,
+        }
+        admitted = sorted(path for path in self._t.files if self._admits(query.scope, path))
+        rankings: dict[str, list[str]] = {}
+        for arm in query.arms:
+            if arm.kind is ArmKind.QUERY:
+                rankings[arm.name] = rankers[arm.name](query, admitted)[: query.arm_limit]
+        found = {path for ranked in rankings.values() for path in ranked}
+        gated = query.gate_priors and bool(rankings)
+        for arm in query.arms:
+            if arm.kind is ArmKind.PRIOR:
+                ranked = rankers[arm.name](query, admitted)
+                if gated:
+                    ranked = [path for path in ranked if path in found]
+                rankings[arm.name] = ranked[: query.arm_limit]
+        ordered = {arm.name: rankings[arm.name] for arm in query.arms}
+        return fuse(ordered, weights=dict(query.weights), k=query.rrf_k, limit=query.limit)
+
+    def _admits(self, scope: SearchScope, path: str) -> bool:
+        return scope_admits(scope, self._t.scope_facts(path))
+
+    def _fts(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        lexical = query.lexical
+        if lexical is None:  # pragma: no cover - checked in fused_ranks
+            return []
+        phrases = query_phrases(lexical.terms, self._t.tokenizer)
+        scores = self._t.fulltext().bm25(phrases, every=lexical.every)
+        inside = set(admitted)
+        return sorted((p for p in scores if p in inside), key=lambda p: (scores[p], p))
+
+    def _vector(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        if query.vector is None:  # pragma: no cover - checked in fused_ranks
+            return []
+        t = self._t
+        probe = pack_f32(query.vector)
+        nearest: dict[str, float] = {}
+        inside = set(admitted)
+        for chunk_id, chunk in t.chunks.items():
+            vector = t.vectors.get(chunk_id)
+            if chunk.path not in inside or vector is None or vector.model != query.embed_model:
+                continue
+            distance = f32_cosine_distance(vector.blob, probe)
+            distance = _NO_COSINE if distance is None else distance
+            if chunk.path not in nearest or distance < nearest[chunk.path]:
+                nearest[chunk.path] = distance
+        return sorted(nearest, key=lambda p: (nearest[p], p))
+
+    def _recency(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        files = self._t.files
+
+        def at(path: str) -> str:
+            row = files[path]
+            return row.event_at if row.event_at is not None else row.updated_at
+
+        by_path = sorted(admitted)
+        return sorted(by_path, key=at, reverse=True)
+
+    def _salience(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        t = self._t
+        scores: dict[str, float] = {}
+        for path in admitted:
+            row = t.files[path]
+            if not salience_applies(path, row.memory_type):
+                continue
+            access = t.access.get(path)
+            hours = salience_hours(
+                query.now, None if access is None else access.last_accessed_at, row.updated_at
+            )
+            scores[path] = salience_score(
+                hours,
+                0 if access is None else access.access_count,
+                0.0 if access is None else access.outcome_score,
+            )
+        return sorted(scores, key=lambda p: (-scores[p], p))

@@ -1,0 +1,54 @@
+"""The in-memory storage bundle: every storage port over one ``MemoryTables``.
+
+Nothing survives the process: this backend exists to keep the ports honest (it passes the
+same contract suites as SQLite) and to run the application layer fast in tests.
+"""
+
+from __future__ import annotations
+
+from memhtml.adapters.memory.index_store import MemoryIndexStore, MemoryVectorStore
+from memhtml.adapters.memory.rank_store import MemoryRankStore
+from memhtml.adapters.memory.reads import (
+    MemoryArchiveLookup,
+    MemoryCandidateStore,
+    MemoryCensus,
+    MemoryHealth,
+    MemoryLister,
+)
+from memhtml.adapters.memory.state import MemoryAccessStore, MemoryRecorder, MemoryStatePlane
+from memhtml.adapters.memory.tables import MemoryTables
+from memhtml.domain.fulltext import TOKENIZERS
+from memhtml.ports.errors import StorageFailure
+from memhtml.ports.storage import Storage, StorageLocation
+
+
+def memory_storage(tables: MemoryTables) -> Storage:
+    """Every storage port over ``tables``."""
+    health = MemoryHealth(tables)
+    return Storage(
+        ranks=MemoryRankStore(tables),
+        candidates=MemoryCandidateStore(tables),
+        archive=MemoryArchiveLookup(tables),
+        access=MemoryAccessStore(tables),
+        index=MemoryIndexStore(tables),
+        vectors=MemoryVectorStore(tables),
+        recorder=MemoryRecorder(tables),
+        lister=MemoryLister(tables),
+        census=MemoryCensus(tables),
+        health=health,
+        pruner=health,
+        state=MemoryStatePlane(tables),
+        has_state=True,
+        close=lambda: None,
+    )
+
+
+def open_memory_storage(location: StorageLocation) -> Storage:
+    """A fresh, empty in-memory store (the paths are ignored).
+
+    Raises:
+        StorageFailure: The tokenizer is not one this backend implements.
+    """
+    if location.fts_tokenizer not in TOKENIZERS:
+        raise StorageFailure("configure full-text tokenizer")
+    return memory_storage(MemoryTables(tokenizer=location.fts_tokenizer))

@@ -1,0 +1,234 @@
+"""The in-memory backend's data: the index's tables as dictionaries, and the rules SQLite's
+schema enforces on them (cascades, the shared-chunk trigger, the active-hash uniqueness).
+
+Every record is frozen and replaced on change, so a transaction is a shallow copy of the
+dictionaries taken before and put back on failure.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Final
+
+import attrs
+
+from memhtml.domain.fulltext import FullTextIndex, FullTextRow, fts_tokens
+from memhtml.domain.model import Citation, EntityRef, Facet
+from memhtml.domain.projection import FileProjection, FileRow
+from memhtml.domain.reinforce import AccessRow
+from memhtml.domain.scope import ScopeFacts
+from memhtml.domain.vocabulary import TASK_TYPE
+from memhtml.ports.errors import StorageFailure
+from memhtml.ports.indexer import IndexState
+from memhtml.ports.recorder import SessionLink
+
+PARKED_PREFIX: Final = "parked:"
+
+
+@attrs.frozen(kw_only=True)
+class ChunkRecord:
+    """A ``chunks`` row (its id is the dictionary key)."""
+
+    path: str
+    content_hash: str
+    ordinal: int
+    text: str
+    char_count: int
+
+
+@attrs.frozen(kw_only=True)
+class VectorRecord:
+    """An ``embeddings`` row (its chunk id is the dictionary key)."""
+
+    model: str
+    dim: int
+    blob: bytes
+    created_at: str
+
+
+@attrs.frozen(kw_only=True)
+class EdgeRecord:
+    """An ``edges`` row; ``(src, rel, dst)`` is the dictionary key."""
+
+    edge_class: str
+    derived: bool
+    strength: float
+    provenance: str
+    src_hash: str | None
+    created_at: str
+
+
+EdgeKey = tuple[str, str, str]
+LinkKey = tuple[str, str, str, str]
+
+
+@attrs.define
+class MemoryTables:
+    """One store's index and state plane, in memory."""
+
+    tokenizer: str = "unicode61"
+    files: dict[str, FileRow] = attrs.Factory(dict)
+    tags: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    entities: dict[str, tuple[EntityRef, ...]] = attrs.Factory(dict)
+    facets: dict[str, tuple[Facet, ...]] = attrs.Factory(dict)
+    citations: dict[str, tuple[Citation, ...]] = attrs.Factory(dict)
+    chunks: dict[str, ChunkRecord] = attrs.Factory(dict)
+    vectors: dict[str, VectorRecord] = attrs.Factory(dict)
+    edges: dict[EdgeKey, EdgeRecord] = attrs.Factory(dict)
+    index_state: IndexState | None = None
+    dirty_paths: frozenset[str] = frozenset()
+    stash: dict[str, VectorRecord] = attrs.Factory(dict)
+    access: dict[str, AccessRow] = attrs.Factory(dict)
+    session_links: dict[LinkKey, SessionLink] = attrs.Factory(dict)
+    _fulltext: FullTextIndex | None = None
+
+    @contextmanager
+    def transaction(self, operation: str) -> Iterator[None]:
+        """All of the block's changes, or none: a failure restores the tables and is reported
+        as ``StorageFailure`` naming ``operation``."""
+        saved = {
+            field.name: copy.copy(getattr(self, field.name))
+            for field in attrs.fields(MemoryTables)
+            if field.name != "_fulltext"
+        }
+        try:
+            yield
+        except StorageFailure:
+            self._restore(saved)
+            raise
+        except (KeyError, ValueError) as error:
+            self._restore(saved)
+            raise StorageFailure(operation) from error
+        finally:
+            self._fulltext = None
+
+    def _restore(self, saved: dict[str, object]) -> None:
+        for name, value in saved.items():
+            setattr(self, name, value)
+
+    def fulltext(self) -> FullTextIndex:
+        """The full-text index over every row's ``fts_text``, rebuilt after a change."""
+        if self._fulltext is None:
+            self._fulltext = FullTextIndex(
+                FullTextRow(key=path, tokens=tuple(fts_tokens(row.fts_text, self.tokenizer)))
+                for path, row in self.files.items()
+            )
+        return self._fulltext
+
+    def scope_facts(self, path: str) -> ScopeFacts:
+        """What the scope predicate reads about ``path``'s row."""
+        row = self.files[path]
+        return ScopeFacts(
+            path=path,
+            memory_type=row.memory_type,
+            archived=row.archived,
+            workspace=row.workspace,
+            tags=frozenset(self.tags.get(path, ())),
+            entities=frozenset((e.type, e.name) for e in self.entities.get(path, ())),
+            facets=frozenset((f.name, f.value) for f in self.facets.get(path, ())),
+            valid_from=row.valid_from,
+            valid_until=row.valid_until,
+            event_at=row.event_at,
+            created_at=row.created_at,
+        )
+
+    def delete_file(self, path: str) -> None:
+        """Delete a row the way SQLite does: a chunk another file with the same content still
+        needs moves to the lowest such path (migration 0002's trigger); the children, the
+        remaining chunks and their vectors cascade away."""
+        row = self.files.get(path)
+        if row is None:
+            return
+        heir = self._lowest_other_holder(row.content_hash, path)
+        for chunk_id, chunk in list(self.chunks.items()):
+            if chunk.path == path:
+                if heir is not None:
+                    self.chunks[chunk_id] = attrs.evolve(chunk, path=heir)
+                else:
+                    del self.chunks[chunk_id]
+                    self.vectors.pop(chunk_id, None)
+        del self.files[path]
+        for children in (self.tags, self.entities, self.facets, self.citations):
+            children.pop(path, None)
+
+    def project(self, projection: FileProjection) -> None:
+        """Make the tables hold ``projection`` (SCHEMA §3 "Projecting one file")."""
+        row = projection.row
+        path, content_hash = row.path, row.content_hash
+        for chunk_id, chunk in list(self.chunks.items()):
+            if chunk.path != path or chunk.content_hash == content_hash:
+                continue
+            heir = self._lowest_other_holder(chunk.content_hash, path)
+            if heir is not None:
+                self.chunks[chunk_id] = attrs.evolve(chunk, path=heir)
+            else:
+                del self.chunks[chunk_id]
+                self.vectors.pop(chunk_id, None)
+        for key in [k for k, e in self.edges.items() if k[0] == path and not e.derived]:
+            del self.edges[key]
+        self._check_unique_hash(row)
+        self.files[path] = row
+        self.tags[path] = projection.tags
+        self.entities[path] = projection.entities
+        self.facets[path] = projection.facets
+        self.citations[path] = projection.citations
+        for piece in projection.chunks:
+            self.chunks[piece.chunk_id] = ChunkRecord(
+                path=path,
+                content_hash=content_hash,
+                ordinal=piece.ordinal,
+                text=piece.text,
+                char_count=piece.char_count,
+            )
+        for edge in projection.edges:
+            self.edges[(path, edge.rel, edge.target)] = EdgeRecord(
+                edge_class=edge.edge_class,
+                derived=False,
+                strength=edge.strength,
+                provenance=edge.provenance,
+                src_hash=content_hash,
+                created_at=row.indexed_at,
+            )
+
+    def rename(self, source: str, target: str, *, with_state: bool) -> None:
+        """Move ``source``'s row to ``target`` (children, chunks, edges, and the access row
+        when the target has none); nothing when ``source`` is not indexed."""
+        if source not in self.files:
+            return
+        self.delete_file(target)
+        for key in [k for k in self.edges if k[0] == target or k == (source, k[1], target)]:
+            del self.edges[key]
+        for key in [k for k in self.edges if k[0] == source]:
+            self.edges[(target, key[1], key[2])] = self.edges.pop(key)
+        self.files[target] = attrs.evolve(self.files.pop(source), path=target)
+        for children in (self.tags, self.entities, self.facets, self.citations):
+            if source in children:
+                children[target] = children.pop(source)  # type: ignore[assignment]
+        for chunk_id, chunk in list(self.chunks.items()):
+            if chunk.path == source:
+                self.chunks[chunk_id] = attrs.evolve(chunk, path=target)
+        if with_state and source in self.access and target not in self.access:
+            self.access[target] = attrs.evolve(self.access.pop(source), path=target)
+
+    def park(self, path: str) -> None:
+        """Free the row's content hash for the rest of a transaction."""
+        if path in self.files:
+            self.files[path] = attrs.evolve(self.files[path], content_hash=PARKED_PREFIX + path)
+
+    def _lowest_other_holder(self, content_hash: str, path: str) -> str | None:
+        holders = [p for p, r in self.files.items() if r.content_hash == content_hash and p != path]
+        return min(holders) if holders else None
+
+    def _check_unique_hash(self, row: FileRow) -> None:
+        if row.archived or row.memory_type == TASK_TYPE:
+            return
+        for other, held in self.files.items():
+            if (
+                other != row.path
+                and held.content_hash == row.content_hash
+                and not held.archived
+                and held.memory_type != TASK_TYPE
+            ):
+                raise StorageFailure("update index")

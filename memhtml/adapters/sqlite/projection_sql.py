@@ -1,0 +1,155 @@
+"""The statements that persist one :class:`memhtml.domain.projection.FileProjection`.
+
+The domain decides every row (``project_file``); this module only spells them as SQL, in the
+order SCHEMA §3 "Projecting one file" gives, and packs files into transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final
+
+import attrs
+
+from memhtml.adapters.sqlite.connection import SqlValue, Write
+from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
+from memhtml.domain.projection import FileProjection, FileRow
+
+# One list drives the column list and the update clause: a column added to FILE_COLUMNS
+# without a field in `FileRow` fails `file_values` at once instead of shifting binds.
+UPSERT_FILE_SQL: Final = (
+    f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in FILE_COLUMNS)}) "
+    "ON CONFLICT(path) DO UPDATE SET "
+    + ", ".join(f"{column} = excluded.{column}" for column in FILE_COLUMNS if column != "path")
+)
+DELETE_CHILD_SQL: Final[tuple[str, ...]] = (
+    "DELETE FROM file_tags WHERE path = ?",
+    "DELETE FROM file_entities WHERE path = ?",
+    "DELETE FROM file_facets WHERE path = ?",
+    "DELETE FROM file_citations WHERE path = ?",
+)
+# Chunks of the current content survive, so an edit to the head alone keeps its vectors. A
+# stale chunk whose old content another file still holds moves to that file first (the lowest
+# path, as the delete trigger of migration 0002 does); only unshared stale chunks are deleted.
+REPOINT_STALE_CHUNKS_SQL: Final = (
+    "UPDATE chunks SET path = (SELECT f.path FROM files f "
+    "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1 ORDER BY f.path LIMIT 1) "
+    "WHERE path = ?1 AND content_hash <> ?2 AND EXISTS (SELECT 1 FROM files f "
+    "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1)"
+)
+DELETE_STALE_CHUNKS_SQL: Final = "DELETE FROM chunks WHERE path = ? AND content_hash <> ?"
+# Only the file's own authored edges: inbound edges are other files' assertions, and mined
+# (derived) edges belong to sleep. The unary `+` keeps the planner off edges_derived: without
+# statistics it picks that index for `derived = 0` and scans every authored edge per file,
+# which made a 10,000-file rebuild quadratic (measured: 4 s per 1,000 files by the tenth).
+DELETE_AUTHORED_EDGES_SQL: Final = "DELETE FROM edges WHERE src_path = ? AND +derived = 0"
+INSERT_TAG_SQL: Final = "INSERT INTO file_tags (path, tag) VALUES (?, ?)"
+INSERT_ENTITY_SQL: Final = (
+    "INSERT INTO file_entities (path, entity_type, entity_name) VALUES (?, ?, ?)"
+)
+INSERT_FACET_SQL: Final = (
+    "INSERT INTO file_facets (path, name, value, numeric_value) VALUES (?, ?, ?, ?)"
+)
+INSERT_CITATION_SQL: Final = "INSERT INTO file_citations (path, text, href) VALUES (?, ?, ?)"
+# Upsert on the content-addressed id: an identical body elsewhere, or a moved file, keeps the
+# row and therefore its vector; the row points at the path projected last.
+UPSERT_CHUNK_SQL: Final = (
+    "INSERT INTO chunks (chunk_id, path, content_hash, ordinal, text, char_count) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chunk_id) DO UPDATE SET "
+    "path = excluded.path, ordinal = excluded.ordinal, text = excluded.text, "
+    "char_count = excluded.char_count"
+)
+# A mined edge with the same (src, rel, dst) survives the authored-edge delete; a plain INSERT
+# would then abort the whole batch. The author now states the edge, so the row becomes authored.
+UPSERT_AUTHORED_EDGE_SQL: Final = (
+    "INSERT INTO edges (src_path, rel, dst_path, edge_class, derived, strength, provenance, "
+    "src_hash, created_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?) "
+    "ON CONFLICT(src_path, rel, dst_path) DO UPDATE SET edge_class = excluded.edge_class, "
+    "derived = 0, strength = excluded.strength, provenance = excluded.provenance, "
+    "sleep_run = NULL, src_hash = excluded.src_hash, dst_hash = NULL, "
+    "created_at = excluded.created_at"
+)
+
+
+def projection_writes(projection: FileProjection) -> tuple[Write, ...]:
+    """The statements that make the index hold ``projection``, in SCHEMA §3 order.
+
+    First the file's tags, entities, facets, citations, stale chunks and own authored edges
+    are deleted; then ``files`` is upserted on ``path`` (never replaced: a delete would cascade
+    away chunks and vectors and skip the FTS delete trigger); then the children are inserted,
+    the chunks upserted and the authored edges written.
+    """
+    row = projection.row
+    path, content_hash = row.path, row.content_hash
+    writes: list[Write] = [(sql, (path,)) for sql in DELETE_CHILD_SQL]
+    writes.append((REPOINT_STALE_CHUNKS_SQL, (path, content_hash)))
+    writes.append((DELETE_STALE_CHUNKS_SQL, (path, content_hash)))
+    writes.append((DELETE_AUTHORED_EDGES_SQL, (path,)))
+    values = file_values(row)
+    writes.append((UPSERT_FILE_SQL, tuple(values[column] for column in FILE_COLUMNS)))
+    writes.extend((INSERT_TAG_SQL, (path, tag)) for tag in projection.tags)
+    writes.extend(
+        (INSERT_ENTITY_SQL, (path, entity.type, entity.name)) for entity in projection.entities
+    )
+    writes.extend(
+        (INSERT_FACET_SQL, (path, facet.name, facet.value, facet.numeric_value))
+        for facet in projection.facets
+    )
+    writes.extend(
+        (INSERT_CITATION_SQL, (path, citation.text, citation.href))
+        for citation in projection.citations
+    )
+    writes.extend(
+        (
+            UPSERT_CHUNK_SQL,
+            (chunk.chunk_id, path, content_hash, chunk.ordinal, chunk.text, chunk.char_count),
+        )
+        for chunk in projection.chunks
+    )
+    writes.extend(
+        (
+            UPSERT_AUTHORED_EDGE_SQL,
+            (
+                path,
+                edge.rel,
+                edge.target,
+                edge.edge_class,
+                edge.strength,
+                edge.provenance,
+                content_hash,
+                row.indexed_at,
+            ),
+        )
+        for edge in projection.edges
+    )
+    return tuple(writes)
+
+
+def file_values(row: FileRow) -> dict[str, SqlValue]:
+    """The ``files`` row by column name, booleans as the 0/1 the CHECKs expect."""
+    values: dict[str, SqlValue] = {}
+    for field in attrs.fields(FileRow):
+        value = getattr(row, field.name)
+        values[field.name] = int(value) if isinstance(value, bool) else value
+    if set(values) != set(FILE_COLUMNS):  # pragma: no cover - a wiring bug, caught by tests
+        raise ValueError("FileRow and FILE_COLUMNS disagree")
+    return values
+
+
+def write_batches(
+    groups: Iterable[Sequence[Write]], limit: int = WRITE_BATCH_SIZE
+) -> Iterator[list[Write]]:
+    """Pack groups of statements into transactions of at most ``limit`` statements.
+
+    A group (one file's projection) is never split, so every transaction leaves each file
+    whole; a group larger than ``limit`` travels alone. Empty groups vanish.
+    """
+    batch: list[Write] = []
+    for group in groups:
+        if batch and len(batch) + len(group) > limit:
+            yield batch
+            batch = []
+        batch.extend(group)
+    if batch:
+        yield batch

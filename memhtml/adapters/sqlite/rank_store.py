@@ -1,0 +1,82 @@
+"""``SqliteRankStore``: the rank store port over the one fused statement (``retrieval_sql``)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memhtml.adapters.sqlite.candidate_store import text_or_none
+from memhtml.adapters.sqlite.connection import Database, SqlValue
+from memhtml.adapters.sqlite.retrieval_sql import (
+    FusionPlan,
+    bound_params,
+    fts_probe_sql,
+    run_fusion,
+)
+from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.domain.fts_query import LexicalQuery
+from memhtml.domain.fusion import Fused
+from memhtml.domain.scope import SearchScope
+from memhtml.domain.vectors import pack_f32
+from memhtml.ports.rank_store import FusionQuery, VectorCensus
+
+# One statement: the chunk count, the vectors in the space, and the space itself, which falls
+# back to the stored watermark when none is configured.
+_COVERAGE_SQL: Final = (
+    "SELECT (SELECT count(*) FROM chunks), "
+    "(SELECT count(*) FROM embeddings WHERE model = space.model), space.model FROM "
+    "(SELECT coalesce(?1, (SELECT embed_model FROM index_state WHERE id = 1)) AS model) space"
+)
+
+
+class SqliteRankStore:
+    """The :class:`memhtml.ports.rank_store.RankStore` port over one SQLite index."""
+
+    def __init__(self, db: Database) -> None:
+        """Answer from ``db``; salience runs when its state plane is attached."""
+        self._db = db
+
+    @property
+    def has_state(self) -> bool:
+        """See ``RankStore.has_state``."""
+        return self._db.has_state
+
+    def vector_census(self, model: str | None) -> VectorCensus:
+        """See ``RankStore.vector_census``."""
+        row = self._db.get(_COVERAGE_SQL, (model,), operation="read vector coverage")
+        if row is None:  # pragma: no cover - a scalar SELECT always yields a row
+            return VectorCensus(chunks=0, embedded=0, model=model)
+        return VectorCensus(chunks=_int(row[0]), embedded=_int(row[1]), model=text_or_none(row[2]))
+
+    def holds_every_term(self, lexical: LexicalQuery, scope: SearchScope) -> bool:
+        """See ``RankStore.holds_every_term``."""
+        assembled = assemble_scope(scope)
+        row = self._db.get(
+            fts_probe_sql(assembled),
+            bound_params((lexical.match_text,), assembled, used=1),
+            operation="probe full-text terms",
+        )
+        return row is not None and bool(row[0])
+
+    def fused_ranks(self, query: FusionQuery) -> tuple[Fused, ...]:
+        """See ``RankStore.fused_ranks``."""
+        plan = FusionPlan(
+            arms=query.arms,
+            weights=query.weights,
+            rrf_k=query.rrf_k,
+            gate_priors=query.gate_priors,
+            embed_model=query.embed_model,
+            now=query.now,
+        )
+        return run_fusion(
+            self._db,
+            plan,
+            assemble_scope(query.scope),
+            match=None if query.lexical is None else query.lexical.match_text,
+            vector=None if query.vector is None else pack_f32(query.vector),
+            limit=query.limit,
+            arm_limit=query.arm_limit,
+        )
+
+
+def _int(value: SqlValue) -> int:
+    return value if isinstance(value, int) else 0

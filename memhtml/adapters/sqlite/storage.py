@@ -1,0 +1,54 @@
+"""The SQLite storage bundle: every storage port over one ``Database`` (index + state plane)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memhtml.adapters.sqlite.access_store import SqliteAccessStore
+from memhtml.adapters.sqlite.archive_lookup import SqliteArchiveLookup
+from memhtml.adapters.sqlite.candidate_store import SqliteCandidateStore
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
+from memhtml.adapters.sqlite.index_status_sql import SqliteIndexCensus
+from memhtml.adapters.sqlite.index_store import SqliteIndexStore
+from memhtml.adapters.sqlite.listing_sql import SqliteLister
+from memhtml.adapters.sqlite.rank_store import SqliteRankStore
+from memhtml.adapters.sqlite.recorder import SqliteRecorder
+from memhtml.adapters.sqlite.state_sidecar import SqliteStatePlane
+from memhtml.adapters.sqlite.vector_store import SqliteVectorStore
+from memhtml.ports.storage import Storage, StorageLocation
+
+
+def sqlite_storage(db: Database) -> Storage:
+    """Every storage port over ``db``; closing the bundle closes ``db``."""
+    health = SqliteHealthProbe(db)
+    return Storage(
+        ranks=SqliteRankStore(db),
+        candidates=SqliteCandidateStore(db),
+        archive=SqliteArchiveLookup(db),
+        access=SqliteAccessStore(db),
+        index=SqliteIndexStore(db),
+        vectors=SqliteVectorStore(db),
+        recorder=SqliteRecorder(db),
+        lister=SqliteLister(db),
+        census=SqliteIndexCensus(db),
+        health=health,
+        pruner=health,
+        state=SqliteStatePlane(db),
+        has_state=db.has_state,
+        close=db.close,
+    )
+
+
+def open_sqlite_storage(location: StorageLocation) -> Storage:
+    """Open (creating and migrating) ``index.db`` with ``state.db`` attached.
+
+    Raises:
+        StorageFailure: A database cannot be opened or migrated.
+    """
+    index_path = Path(location.index_path)
+    index_path.parent.mkdir(parents=True, exist_ok=True)
+    db = Database.open(
+        index_path, state_path=location.state_path, fts_tokenizer=location.fts_tokenizer
+    )
+    return sqlite_storage(db)

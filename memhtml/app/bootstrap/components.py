@@ -1,0 +1,147 @@
+"""The adapters the composition root can choose, each built by one function.
+
+Adapters are imported inside the functions, so a command that only prints the manifest (or
+``import memhtml``) never loads SQLite, dulwich, html5lib or a model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+from memhtml.app.bootstrap.config import EmbedSettings
+from memhtml.domain.model import MemoryDoc
+from memhtml.ports.storage import Storage, StorageLocation, StorageOpener
+
+if TYPE_CHECKING:
+    from memhtml.ports.clock import Clock
+    from memhtml.ports.embedder import EmbeddingModel
+    from memhtml.ports.memory_codec import MemoryCodec
+    from memhtml.ports.pair_similarity import PairwiseSimilarity
+
+
+def _open_sqlite(location: StorageLocation) -> Storage:
+    from memhtml.adapters.sqlite.storage import open_sqlite_storage
+
+    return open_sqlite_storage(location)
+
+
+def _open_memory(location: StorageLocation) -> Storage:
+    from memhtml.adapters.memory import open_memory_storage
+
+    return open_memory_storage(location)
+
+
+STORAGE_BACKENDS: Final[Mapping[str, StorageOpener]] = {
+    "sqlite": _open_sqlite,
+    "memory": _open_memory,
+}
+"""Storage backends by name. A new backend is its ports, its opener, and one line here."""
+
+
+def open_storage(name: str, location: StorageLocation) -> Storage:
+    """The named backend's storage for one store.
+
+    Raises:
+        ValueError: No backend has that name (a configuration bug, not user input).
+        StorageFailure: The storage cannot be opened.
+    """
+    try:
+        opener = STORAGE_BACKENDS[name]
+    except KeyError:
+        known = ", ".join(sorted(STORAGE_BACKENDS))
+        raise ValueError(f"unknown storage backend {name!r} (known: {known})") from None
+    return opener(location)
+
+
+def build_embedder(settings: EmbedSettings) -> EmbeddingModel | None:
+    """The configured document/query embedder, not yet loaded; ``None`` for ``off``."""
+    if settings.backend == "off":
+        return None
+    if settings.backend == "bedrock":
+        from memhtml.adapters.bedrock import BedrockEmbedder
+
+        return BedrockEmbedder(
+            model_id=settings.model_id, region=settings.region, dimensions=settings.dimensions
+        )
+    from memhtml.adapters.local import OnnxMiniLmEmbedder, user_model_files
+
+    files = user_model_files(settings.model_dir) if settings.model_dir else None
+    return OnnxMiniLmEmbedder(threads=settings.threads, files=files)
+
+
+def fake_bow_embedder() -> EmbeddingModel:
+    """The discrimination gate's deterministic bag-of-words embedder (``fake-bow@1024``)."""
+    from memhtml.adapters.hashing import FakeBowEmbedder
+
+    return FakeBowEmbedder()
+
+
+def configured_watermark(
+    settings: EmbedSettings, embedder: EmbeddingModel | None
+) -> tuple[str, int]:
+    """The vector space the index records, even when nothing embeds (DECISIONS 21)."""
+    if embedder is not None:
+        return embedder.watermark, embedder.dim
+    from memhtml.adapters.local import MINILM_WATERMARK
+
+    return MINILM_WATERMARK, int(MINILM_WATERMARK.rsplit("@", 1)[1])
+
+
+def parse_memory_lazily(data: bytes) -> MemoryDoc:
+    """``parse_memory``, importing the html adapter only when a file actually needs parsing.
+
+    Most commands find the index fresh and never parse; importing the html adapter up front
+    cost ~0.1 s of every search. Module-level, so a rebuild's process pool can pickle it.
+    """
+    from memhtml.adapters.html import parse_memory
+
+    return parse_memory(data)
+
+
+def memory_codec() -> MemoryCodec:
+    """The codec over the html adapter, imported here so a read-only caller never loads it."""
+    from memhtml.adapters.html import (
+        add_link,
+        drop_link,
+        mark_archived,
+        parse_memory,
+        render_memory,
+        retarget_link,
+        set_meta,
+    )
+    from memhtml.adapters.html.renderer import render_parsed
+    from memhtml.ports.memory_codec import MemoryCodec
+
+    return MemoryCodec(
+        render=render_memory,
+        render_parsed=render_parsed,
+        parse=parse_memory,
+        set_meta=set_meta,
+        add_link=add_link,
+        mark_archived=mark_archived,
+        drop_link=drop_link,
+        retarget_link=retarget_link,
+    )
+
+
+def pairwise_similarity() -> PairwiseSimilarity:
+    """One cosine table per candidate pool (numpy, imported only when a table pays off)."""
+    from memhtml.adapters.numpy import NumpyPairwiseCosine
+
+    return NumpyPairwiseCosine()
+
+
+def system_clock() -> Clock:
+    """The wall clock."""
+    from memhtml.adapters.system.clock import SystemClock
+
+    return SystemClock()
+
+
+def fixed_clock(start: dt.datetime) -> Clock:
+    """A clock stopped at ``start`` (the evaluation harnesses' reproducible instant)."""
+    from memhtml.adapters.system.clock import FixedClock
+
+    return FixedClock(start)

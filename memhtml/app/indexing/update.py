@@ -1,0 +1,137 @@
+"""An incremental update: carry out an ``UpdatePlan`` against the index (SCHEMA §3.7).
+
+Write phases: row moves, then removals; projections whose active content hash is free; then
+projections that had to wait for a hash another file of this pass gives up. The watermark moves
+after the last write, so a failed pass is replayed whole by the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from memhtml.app.indexing.context import IndexContext
+from memhtml.app.indexing.parse_pool import SourceFile, parse_files
+from memhtml.domain.content_claims import ParsedFile, claim_hashes, hashes_to_check
+from memhtml.domain.model import MemoryDoc
+from memhtml.domain.projection import FileProjection, project_file
+from memhtml.domain.update_plan import UpdatePlan, plan_update
+from memhtml.ports.errors import GitFailure
+from memhtml.ports.git import blob_sha
+from memhtml.ports.indexer import (
+    SKIP_DUPLICATE_CONTENT,
+    SKIP_UNREADABLE,
+    IndexState,
+    SkippedFile,
+    UpdateReport,
+    watermark_commit,
+)
+from memhtml.ports.progress import NO_PROGRESS, ProgressSink
+
+
+def run_update(
+    context: IndexContext,
+    state: IndexState,
+    progress: ProgressSink = NO_PROGRESS,
+    *,
+    known: Mapping[bytes, MemoryDoc] | None = None,
+) -> tuple[UpdateReport, tuple[str, ...]]:
+    """Apply committed and uncommitted changes since ``state``'s watermark.
+
+    ``progress`` hears of the parsing phase; files whose exact bytes ``known`` holds are not
+    parsed again.
+
+    Returns:
+        The report (``embeddings_written`` left 0) and the ids of the chunks this pass
+        projected, which the caller embeds when asked to.
+    """
+    git, store = context.git, context.store
+    head = git.head()
+    working = git.status()
+    watermark = watermark_commit(state)
+    committed = git.diff(watermark, head) if head != watermark else ()
+    plan = plan_update(committed, working, state.dirty_paths)
+    if head == watermark and plan.empty:
+        return UpdateReport(head_sha=head, unchanged=True), ()
+    wrote = bool(plan.renames)
+    store.move_rows(plan.renames, with_state=store.has_state)
+    files, skipped, vanished = _changed_sources(context, head, plan)
+    outcomes = parse_files(files, context.parser, context.parse, progress, known=known)
+    parsed = [outcome for outcome in outcomes if isinstance(outcome, ParsedFile)]
+    skipped += [outcome for outcome in outcomes if isinstance(outcome, SkippedFile)]
+    gone = [*plan.removals, *vanished, *(skip.path for skip in skipped)]
+    wrote |= bool(gone)
+    store.remove_rows(gone)
+    now = context.now()
+    first = claim_hashes(parsed, store.active_hash_holders(hashes_to_check(parsed)))
+    projections = [_projection(file, now) for file in first.ready]
+    wrote |= bool(projections)
+    store.write_projections(projections)
+    # By the time the late projections run, the duplicates' rows are gone and every waiting
+    # row is parked, so none of them holds a hash any more.
+    released = frozenset(file.path for file in (*first.waiting, *first.duplicates))
+    late = claim_hashes(
+        first.waiting,
+        store.active_hash_holders(hashes_to_check(first.waiting)),
+        released=released,
+    )
+    duplicates = [*first.duplicates, *late.duplicates]
+    late_projections = [_projection(file, now) for file in late.ready]
+    removals = [file.path for file in duplicates]
+    wrote |= bool(removals or late_projections)
+    if removals or late_projections:
+        store.replace_parked(removals, late_projections)
+    if wrote or head != watermark or plan.dirty_after != state.dirty_paths:
+        store.record_head(head_sha=head, dirty_paths=plan.dirty_after, now=now)
+    skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
+    report = UpdateReport(
+        head_sha=head,
+        added=plan.added,
+        modified=plan.modified,
+        removed=plan.removed,
+        renamed=plan.renamed,
+        dirty=plan.dirty,
+        skipped=tuple(sorted(skipped, key=lambda skip: skip.path)),
+    )
+    chunk_ids = tuple(c.chunk_id for p in (*projections, *late_projections) for c in p.chunks)
+    return report, chunk_ids
+
+
+def _projection(file: ParsedFile, indexed_at: str) -> FileProjection:
+    return project_file(path=file.path, blob_sha=file.blob_sha, doc=file.doc, indexed_at=indexed_at)
+
+
+def _changed_sources(
+    context: IndexContext, head: str | None, plan: UpdatePlan
+) -> tuple[list[SourceFile], list[SkippedFile], list[str]]:
+    """The bytes of every planned path whose blob differs from its row's (or whose row moved).
+
+    Returns:
+        The files to parse, working files that could not be read (their rows go), and paths
+        HEAD no longer lists after all (their rows go too).
+    """
+    git = context.git
+    head_paths, work_paths = list(plan.from_head), list(plan.from_work)
+    tree: dict[str, str] = {}
+    if head is not None and head_paths:
+        tree = {entry.path: entry.blob_sha for entry in git.list_tree(head, head_paths)}
+    vanished = [path for path in head_paths if path not in tree]
+    unreadable: list[SkippedFile] = []
+    work: dict[str, bytes] = {}
+    for path in work_paths:
+        try:
+            work[path] = git.read_working_file(path)
+        except GitFailure:  # deleted since the status walk, or not a readable file
+            unreadable.append(SkippedFile(path=path, reasons=(SKIP_UNREADABLE,)))
+    stored = context.store.stored_blobs([*tree, *work])
+
+    def changed(path: str, sha: str) -> bool:
+        return path in plan.rename_targets or stored.get(path) != sha
+
+    from_head = {path: sha for path, sha in tree.items() if changed(path, sha)}
+    blobs = git.read_blobs(sorted(set(from_head.values()))) if from_head else {}
+    files = [SourceFile(path=p, blob_sha=sha, data=blobs[sha]) for p, sha in from_head.items()]
+    for path, data in work.items():
+        sha = blob_sha(data)
+        if changed(path, sha):
+            files.append(SourceFile(path=path, blob_sha=sha, data=data))
+    return sorted(files, key=lambda file: file.path), unreadable, vanished

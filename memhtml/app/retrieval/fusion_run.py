@@ -1,0 +1,130 @@
+"""Planning one fused ranking from a query, and asking the rank store for it.
+
+The query text has three consumers and all of them are here: the full-text terms, the query
+vector, and (after fusion) polarity. A missing input (no query terms, no usable query vector, no
+state plane) drops its arm and never fails the query (seed 000 §4).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+
+from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.fts_query import LexicalQuery, fts_terms
+from memhtml.domain.fusion import ArmNeed, Fused, active_arms
+from memhtml.domain.scope import SearchScope
+from memhtml.domain.snippets import vector_coverage
+from memhtml.domain.vectors import pack_f32
+from memhtml.ports.clock import Clock
+from memhtml.ports.embedder import QueryEmbedder, Vector
+from memhtml.ports.errors import ModelUnavailable
+from memhtml.ports.rank_store import FusionQuery, RankStore
+from memhtml.ports.retrieval import RankingOptions
+
+_log = logging.getLogger(__name__)
+
+
+@attrs.frozen(kw_only=True)
+class FusionRun:
+    """One fusion run: its candidates and the facts a result reports about it.
+
+    Attributes:
+        fused: The fused candidates, best first.
+        arms: The arms that fired, in registry order.
+        degraded: The vector arm was wanted and did not run.
+        coverage: Share of chunks with a vector in the configured space (1 with none).
+        model: The space the vectors were compared in (or would have been).
+        query_vector: The query's vector, when the vector arm ran.
+    """
+
+    fused: tuple[Fused, ...]
+    arms: tuple[str, ...]
+    degraded: bool
+    coverage: float
+    model: str | None
+    query_vector: Vector | None
+
+
+@attrs.frozen(kw_only=True)
+class FusionPlanner:
+    """What planning a fused ranking needs.
+
+    Attributes:
+        ranks: The rank store.
+        clock: Salience's ``now`` (DECISIONS 3).
+        embedder: Embeds queries for the vector arm; ``None`` runs lexical and priors only.
+        embed_model: The configured vector space; ``None`` falls back to the recorded one. A
+            query vector from another space never meets the stored vectors.
+        coverage_floor: Below this share of embedded chunks the vector arm is dropped.
+    """
+
+    ranks: RankStore
+    clock: Clock
+    embedder: QueryEmbedder | None
+    embed_model: str | None
+    coverage_floor: float
+
+    def run(self, query: str, scope: SearchScope, options: RankingOptions, limit: int) -> FusionRun:
+        """Plan the arms for ``query`` and fetch the top ``limit`` fused candidates."""
+        census = self.ranks.vector_census(self.embed_model)
+        coverage = vector_coverage(census.embedded, census.chunks)
+        model = census.model
+        terms = fts_terms(query, drop_stopwords=options.fts_stopwords)
+        wants_vector = options.arms is None or "vector" in options.arms
+        vector = (
+            self._query_vector(query, model)
+            if wants_vector and coverage >= self.coverage_floor
+            else None
+        )
+        available = {ArmNeed.QUERY_TERMS} if terms else set()
+        if vector is not None:
+            available.add(ArmNeed.QUERY_VECTOR)
+        if self.ranks.has_state:
+            available.add(ArmNeed.STATE)
+        arms = active_arms(available, selection=options.arms)
+        lexical = None
+        if any(arm.name == "fts" for arm in arms):
+            lexical = LexicalQuery(terms=terms)
+            every = LexicalQuery(terms=terms, every=True)
+            # The all-terms form when some in-scope memory holds every term: under the
+            # any-term form the arm hands fusion 40 near-equal candidates.
+            if len(terms) > 1 and self.ranks.holds_every_term(every, scope):
+                lexical = every
+        fused = self.ranks.fused_ranks(
+            FusionQuery(
+                arms=arms,
+                scope=scope,
+                lexical=lexical,
+                vector=vector,
+                embed_model=model or "",
+                now=utc_stamp(self.clock.now()),
+                limit=limit,
+                weights=options.weights,
+                rrf_k=options.rrf_k,
+                gate_priors=options.gate_priors,
+            )
+        )
+        names = tuple(arm.name for arm in arms)
+        return FusionRun(
+            fused=fused,
+            arms=names,
+            degraded=wants_vector and "vector" not in names,
+            coverage=coverage,
+            model=model,
+            query_vector=vector,
+        )
+
+    def _query_vector(self, query: str, model: str | None) -> Vector | None:
+        embedder = self.embedder
+        if embedder is None or model is None or embedder.watermark != model:
+            return None
+        try:
+            vector = embedder.embed_query(query)
+            pack_f32(vector)  # a non-finite component would make every distance NaN
+        except (ModelUnavailable, ValueError) as error:
+            # Retrieval keeps answering while the embedding provider is down; `degraded` says so.
+            _log.warning("query embedding failed, the vector arm is dropped: %s", error)
+            return None
+        return vector

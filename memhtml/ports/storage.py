@@ -1,0 +1,84 @@
+"""The storage bundle: every storage port of one open store, as one value the composition root
+hands out.
+
+A backend implements each port and one opener returning this bundle; the composition root
+names the opener in its backend table. Nothing else in the application knows which backend
+answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import attrs
+
+from memhtml.ports.access_store import AccessStore
+from memhtml.ports.archive_lookup import ArchiveLookup
+from memhtml.ports.candidate_store import CandidateStore
+from memhtml.ports.health import HealthProbe, OrphanPruner
+from memhtml.ports.index_census import IndexCensus
+from memhtml.ports.index_store import IndexStore
+from memhtml.ports.lister import Lister
+from memhtml.ports.rank_store import RankStore
+from memhtml.ports.recorder import Recorder
+from memhtml.ports.state_plane import StatePlane
+from memhtml.ports.vector_store import VectorStore
+
+
+@attrs.frozen(kw_only=True)
+class Storage:
+    """The storage ports of one open store.
+
+    Attributes:
+        ranks, candidates, archive, access: What retrieval asks.
+        index, vectors: What indexing persists.
+        recorder: The write path's dedup lookup and session links.
+        lister, census, health, pruner, state: ``list``, ``index status``, ``doctor`` (and its
+            one repair), and the state sidecar.
+        has_state: Whether the state plane (access rows) is present.
+        close: Releases whatever the backend holds open; the bundle is unusable afterwards.
+    """
+
+    ranks: RankStore
+    candidates: CandidateStore
+    archive: ArchiveLookup
+    access: AccessStore
+    index: IndexStore
+    vectors: VectorStore
+    recorder: Recorder
+    lister: Lister
+    census: IndexCensus
+    health: HealthProbe
+    pruner: OrphanPruner
+    state: StatePlane
+    has_state: bool
+    close: Callable[[], None]
+
+
+@attrs.frozen(kw_only=True)
+class StorageLocation:
+    """Where a store keeps its rebuildable index and its state plane, and the index's settings.
+
+    Attributes:
+        index_path: The index (``.memhtml/index.db`` for SQLite).
+        state_path: The state plane (``.memhtml/state.db``); a backend without files ignores
+            both paths.
+        fts_tokenizer: The full-text tokenizer the index is built with.
+    """
+
+    index_path: str
+    state_path: str
+    fts_tokenizer: str = "unicode61"
+
+
+class StorageOpener(Protocol):
+    """Opens (creating and migrating when needed) a backend's storage for one store.
+
+    Raises:
+        StorageFailure: The storage cannot be opened.
+    """
+
+    def __call__(self, location: StorageLocation) -> Storage:
+        """The open bundle."""
+        ...

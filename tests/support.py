@@ -1,0 +1,79 @@
+"""Builders the tests share: the application services over a given storage backend.
+
+Production wiring lives in ``memhtml.app.bootstrap``; these wrap the same builders for tests
+that hold a ``Database`` (or in-memory tables) directly.
+"""
+
+from __future__ import annotations
+
+from memhtml.adapters.numpy import NumpyPairwiseCosine
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.storage import sqlite_storage
+from memhtml.app.bootstrap import Settings, indexer_over, retrieval_over
+from memhtml.app.indexing import StoreIndexer
+from memhtml.app.indexing.parse_pool import ParseSettings
+from memhtml.app.retrieval import RetrievalPipeline
+from memhtml.domain.reinforce import AccessRow
+from memhtml.domain.sidecar import parse_sidecar
+from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
+from memhtml.ports.clock import Clock
+from memhtml.ports.embedder import Embedder, QueryEmbedder
+from memhtml.ports.git import GitPort
+from memhtml.ports.memory_parser import MemoryParser
+from memhtml.ports.storage import Storage
+
+
+def sqlite_indexer(
+    *,
+    db: Database,
+    git: GitPort,
+    parser: MemoryParser,
+    clock: Clock,
+    embed_watermark: str,
+    embed_dim: int,
+    embedder: Embedder | None = None,
+    embed_persist_slice: int | None = None,
+    parse: ParseSettings | None = None,
+) -> StoreIndexer:
+    """The indexer over SQLite storage on ``db``."""
+    return indexer_over(
+        sqlite_storage(db),
+        git=git,
+        parser=parser,
+        clock=clock,
+        embed_watermark=embed_watermark,
+        embed_dim=embed_dim,
+        embedder=embedder,
+        embed_persist_slice=embed_persist_slice,
+        parse=parse,
+    )
+
+
+def sqlite_retrieval(
+    db: Database,
+    *,
+    clock: Clock,
+    embedder: QueryEmbedder | None = None,
+    embed_model: str | None = None,
+    coverage_floor: float = VECTOR_COVERAGE_FLOOR,
+) -> RetrievalPipeline:
+    """The retrieval pipeline over SQLite storage on ``db``, with the production cosine table."""
+    return retrieval_over(
+        sqlite_storage(db),
+        clock=clock,
+        embedder=embedder,
+        embed_model=embed_model,
+        coverage_floor=coverage_floor,
+        similarity=NumpyPairwiseCosine(),
+    )
+
+
+def index_database(settings: Settings) -> Database:
+    """A second connection to a store's ``index.db`` (state plane attached), for tests that
+    inspect or damage the SQLite files directly. Close it when done."""
+    return Database.open(settings.index_path, state_path=settings.state_path)
+
+
+def access_rows_of(storage: Storage) -> dict[str, AccessRow]:
+    """The state plane's rows by path, read through the state-plane port."""
+    return {row.path: row for row in parse_sidecar(storage.state.export_access()).rows}
