@@ -108,3 +108,84 @@ def test_rule_rejects_known_violations() -> None:
     assert _allowed("adapters.git", "memhtml.adapters.git.repo")
     assert _allowed("domain", "attrs")
     assert _allowed("app", "memhtml.adapters.sqlite")
+
+
+# --- Inside the application layer ---------------------------------------------------------
+#
+# The composition root is the only place adapters are built; the core (use cases, the search
+# pipeline, indexing) sees ports only and never reaches up to the edges that drive it.
+
+COMPOSITION_ROOT = "memhtml.app.bootstrap"
+CORE_PACKAGES = ("memhtml.app.use_cases", "memhtml.app.retrieval", "memhtml.app.indexing")
+EDGE_PACKAGES = (
+    COMPOSITION_ROOT,
+    "memhtml.app.cli",
+    "memhtml.app.store",
+    "memhtml.app.eval",
+    "memhtml.app.mcp",
+)
+ROOT_MAY_NOT_IMPORT = (
+    "memhtml.app.use_cases",
+    "memhtml.app.cli",
+    "memhtml.app.store",
+    "memhtml.app.eval",
+    "memhtml.app.mcp",
+)
+
+
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def _app_violations(module: str, imported: str) -> str | None:
+    """Why ``module`` (in ``memhtml.app``) may not import ``imported``, or None."""
+    if _within(imported, ("memhtml.adapters",)) and not _within(module, (COMPOSITION_ROOT,)):
+        return "only the composition root builds adapters"
+    if _within(module, CORE_PACKAGES) and _within(imported, EDGE_PACKAGES):
+        return "the core never reaches up to the edges that drive it"
+    if _within(module, (COMPOSITION_ROOT,)) and _within(imported, ROOT_MAY_NOT_IMPORT):
+        return "the composition root wires ports; it runs no use case"
+    return None
+
+
+APP_MODULES = [p for p in _modules() if _layer(_module_name(p)) == "app"]
+
+
+@pytest.mark.parametrize("path", APP_MODULES, ids=lambda p: str(p.relative_to(PACKAGE_ROOT)))
+def test_app_module_respects_the_composition_rule(path: Path) -> None:
+    """Adapters only in bootstrap; the core imports no edge; bootstrap runs no use case."""
+    module = _module_name(path)
+    offending = sorted(
+        f"{imported}: {why}"
+        for imported in _imports(path)
+        if (why := _app_violations(module, imported)) is not None
+    )
+    assert [] == offending
+
+
+def test_composition_rule_rejects_known_violations() -> None:
+    """The checker itself would catch each kind of reach inside the application layer."""
+    assert _app_violations("memhtml.app.use_cases.write", "memhtml.adapters.sqlite.connection")
+    assert _app_violations("memhtml.app.cli.commands.store", "memhtml.adapters.html")
+    assert _app_violations("memhtml.app.eval.locomo.runner", "memhtml.adapters.system.clock")
+    assert _app_violations("memhtml.app.use_cases.apply", "memhtml.app.cli.errors")
+    assert _app_violations("memhtml.app.retrieval.pipeline", "memhtml.app.bootstrap")
+    assert _app_violations("memhtml.app.indexing.update", "memhtml.app.store")
+    assert _app_violations("memhtml.app.bootstrap.services", "memhtml.app.use_cases.read")
+    assert _app_violations("memhtml.app.bootstrap.services", "memhtml.adapters.git") is None
+    assert _app_violations("memhtml.app.store", "memhtml.app.use_cases.read") is None
+    assert _app_violations("memhtml.app.bootstrap.services", "memhtml.app.indexing") is None
+
+
+def test_use_cases_take_ports_not_the_wired_services() -> None:
+    """No use-case function has a parameter annotated with the composition root's Services."""
+    found = []
+    for path in APP_MODULES:
+        if not _within(_module_name(path), CORE_PACKAGES):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for arg in (*node.args.args, *node.args.kwonlyargs):
+                    if arg.annotation is not None and "Services" in ast.unparse(arg.annotation):
+                        found.append(f"{path.name}:{node.name}({arg.arg})")
+    assert [] == found

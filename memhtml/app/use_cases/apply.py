@@ -144,9 +144,9 @@ def _run_op(
 
 
 def _refused(index: int, op: ApplyOp, error: Exception) -> OpResult:
-    # The command line's table is the one place codes are decided; imported here, on the
-    # refusal path only, so running a batch does not load click and the CLI framework.
-    from memhtml.app.cli.errors import error_code_for
+    # The error table is the one place codes are decided; imported here, on the refusal path
+    # only, so running a batch does not load click.
+    from memhtml.app.error_codes import error_code_for
 
     code = error_code_for(error).code
     return OpResult(index=index, op=_op_name(op), ok=False, code=code, error=str(error))

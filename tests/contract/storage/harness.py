@@ -1,0 +1,96 @@
+"""One harness for every storage contract suite: the same assertions over each backend.
+
+A suite takes the ``backend`` fixture (parametrized over SQLite and the in-memory backend) and
+talks to the ports only: never ``SELECT``, never a backend's private tables. Memories are
+written as real files (rendered and parsed by the html adapter) projected by the domain.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import attrs
+
+from memhtml.adapters.html import parse_memory, render_memory
+from memhtml.adapters.memory import open_memory_storage
+from memhtml.adapters.sqlite.storage import open_sqlite_storage
+from memhtml.domain.model import Link, MemoryDoc, RenderInputs
+from memhtml.domain.projection import FileProjection, project_file
+from memhtml.ports.git import blob_sha
+from memhtml.ports.storage import Storage, StorageLocation
+
+BACKENDS = ("sqlite", "memory")
+NOW = "2026-09-14T07:02:11Z"
+MODEL = "memhtml-hashing-v1@16"
+DIM = 16
+
+
+@contextmanager
+def open_backend(kind: str, tokenizer: str = "unicode61") -> Iterator[Storage]:
+    """A fresh, empty store of the given backend, closed afterwards."""
+    with tempfile.TemporaryDirectory() as folder:
+        location = StorageLocation(
+            index_path=str(Path(folder) / "index.db"),
+            state_path=str(Path(folder) / "state.db"),
+            fts_tokenizer=tokenizer,
+        )
+        opener = open_sqlite_storage if kind == "sqlite" else open_memory_storage
+        storage = opener(location)
+        try:
+            yield storage
+        finally:
+            storage.close()
+
+
+@attrs.frozen(kw_only=True)
+class Memory:
+    """A memory as a test describes it."""
+
+    path: str
+    claim: str
+    title: str = "A memory"
+    memory_type: str = "semantic"
+    body: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
+    updated_at: str = "2026-09-02T00:00:00Z"
+    event_at: str | None = None
+
+    def data(self) -> bytes:
+        """The file's bytes, as the writer renders them."""
+        inputs = RenderInputs(
+            title=self.title,
+            memory_type=self.memory_type,
+            created_at="2026-09-01T00:00:00Z",
+            updated_at=self.updated_at,
+            claim=self.claim,
+            body=self.body,
+            tags=self.tags,
+            entities=self.entities,
+            links=tuple(Link(rel, target) for rel, target in self.links),
+            event_at=self.event_at,
+            task_status="todo" if self.memory_type == "task" else None,
+        )
+        return render_memory(inputs).encode("utf-8")
+
+    def doc(self) -> MemoryDoc:
+        """The parsed file."""
+        return parse_memory(self.data())
+
+    def projection(self, indexed_at: str = NOW) -> FileProjection:
+        """The rows the index holds for it."""
+        data = self.data()
+        return project_file(
+            path=self.path, blob_sha=blob_sha(data), doc=parse_memory(data), indexed_at=indexed_at
+        )
+
+
+def write(storage: Storage, memories: Sequence[Memory]) -> tuple[FileProjection, ...]:
+    """Project ``memories`` into ``storage``; return their projections."""
+    projections = tuple(memory.projection() for memory in memories)
+    storage.index.write_projections(projections)
+    return projections
