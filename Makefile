@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ demo: $(STAMP)
 # generated section of BENCHMARKS.md and bench/results/. BENCH_ARGS=--quick checks it runs.
 bench: $(STAMP)
 	$(BIN)/python -m bench.suite $(BENCH_ARGS)
+
+# docs/cli.md is generated from the click command tree; tests/unit/test_docs_cli_reference.py
+# fails when it is stale.
+docs: $(STAMP)
+	$(BIN)/python -m memhtml.app.cli.reference --output docs/cli.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -196,13 +196,14 @@ def description(command: click.Command) -> str:
 
 def _default(option: click.Option) -> JsonValue:
     # The info dict is click's public view of a default: an unset one reads as None there,
-    # while `option.default` holds a private sentinel.
+    # while `option.default` holds a private sentinel. A `--x/--no-x` pair left unset stays
+    # None: the command decides from the environment (`--embed` follows MEMHTML_EMBED).
     default = option.to_info_dict()["default"]
     if callable(default):
         return None
     if option.multiple:
         return [_plain(item) for item in default or ()]
-    if option.is_flag and default is None:
+    if option.is_flag and default is None and not option.secondary_opts:
         return False
     return _plain(default)
 
