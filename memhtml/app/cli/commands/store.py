@@ -55,7 +55,12 @@ def init() -> CommandResult:
     return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
 
 
-def _article(claim: str | None, article_html: str | None) -> None:
+def check_article(claim: str | None, article_html: str | None) -> None:
+    """Refuse a write or correction without exactly one of claim and article HTML.
+
+    Raises:
+        InvalidInput: Both or neither were given.
+    """
     if (claim is None) == (article_html is None):
         raise InvalidInput("give exactly one of --claim and --article-html")
 
@@ -114,7 +119,7 @@ def write(
     from memhtml.app.use_cases.write import write_memory
     from memhtml.app.write_requests import WriteRequest, checked
 
-    _article(claim, article_html)
+    check_article(claim, article_html)
     request = checked(
         WriteRequest(
             title=title,
@@ -183,7 +188,7 @@ def correct(
     """Archive a memory and write its replacement, linked both ways, in one commit."""
     from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 
-    _article(claim, article_html)
+    check_article(claim, article_html)
     request = CorrectRequest(
         title=title,
         claim=claim,
