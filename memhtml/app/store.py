@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.index_ops import IndexStatus
     from memhtml.app.use_cases.link import LinkResult
     from memhtml.app.use_cases.listing import ListRequest, ListResult
+    from memhtml.app.use_cases.memory_source import MemorySource
     from memhtml.app.use_cases.read import ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
@@ -65,6 +66,12 @@ class Store:
         from memhtml.app.use_cases.read import read_memory
 
         return read_memory(self.services, path, session_id=session_id)
+
+    def source(self, path: str, *, commit: str | None = None) -> MemorySource:
+        """A memory file's HTML now (or at ``commit``); no parse, no freshness pass, no bump."""
+        from memhtml.app.use_cases.memory_source import memory_source
+
+        return memory_source(self.services.git, path, commit=commit)
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""
