@@ -7,9 +7,11 @@ closes) or the process is told to stop (SIGINT/SIGTERM under HTTP), then close t
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import attrs
@@ -20,6 +22,8 @@ from memhtml.app.mcp.worker import StoreWorker
 from memhtml.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from memhtml.app.store import Store
 
 logger = logging.getLogger("memhtml")
@@ -66,8 +70,6 @@ def serve_http(opener: Callable[[], Store], *, host: str, port: int, token: str 
     Raises:
         InvalidInput: The address cannot be bound (in use, or not this machine's).
     """
-    import uvicorn
-
     listener = _bind(host, port)
     bound_port = listener.getsockname()[1]
     shown_host = f"[{host}]" if ":" in host else host
@@ -79,8 +81,7 @@ def serve_http(opener: Callable[[], Store], *, host: str, port: int, token: str 
         raise
     app = build_server(worker).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
     served = BearerGate(app, token) if token is not None else app
-    config = uvicorn.Config(served, log_level="warning", lifespan="on")
-    http = uvicorn.Server(config)
+    http = _uvicorn_server(served)
 
     async def run() -> None:
         async with anyio.create_task_group() as group:
@@ -97,6 +98,24 @@ def serve_http(opener: Callable[[], Store], *, host: str, port: int, token: str 
         listener.close()
         worker.close()
     return Served(transport="http", url=url, calls=worker.calls)
+
+
+def _uvicorn_server(app: Any) -> uvicorn.Server:
+    """A uvicorn server that stops on SIGINT/SIGTERM and then lets the command finish.
+
+    uvicorn re-raises the signal after a graceful shutdown, which would kill the process before
+    it prints its closing envelope; here the signal only asks the server to stop.
+    """
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if self.should_exit and sig == signal.SIGINT:
+                self.force_exit = True
+            else:
+                self.should_exit = True
+
+    return Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -59,14 +59,14 @@ def mcp_command(http: bool, host: str, port: int) -> CommandResult:
     from memhtml.app.errors import ExtraMissing
 
     _refuse_http_flags_without_http(http)
+    # The root is checked before the SDK loads (~1 s): a mistyped --repo fails at once.
+    root = repo_root()
     try:
         from memhtml.app.mcp.serving import serve_http, serve_stdio
     except ImportError as error:
         raise ExtraMissing(EXTRA, EXTRA, error.name or EXTRA) from error
     from memhtml.app.mcp.http_policy import check_bind, configured_token
     from memhtml.app.store import Store, open_store
-
-    root = repo_root()
 
     def opener() -> Store:
         return open_store(root)
