@@ -56,6 +56,9 @@ def serve_stdio(opener: Callable[[], Store]) -> Served:
     try:
         worker.warm()
         anyio.run(run)
+    except KeyboardInterrupt:
+        # Ctrl-C at a terminal is how a person stops a server they started by hand.
+        logger.info("MCP server interrupted")
     finally:
         worker.close()
     return Served(transport="stdio", url=None, calls=worker.calls)
