@@ -92,6 +92,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_embed"), _bench("bench_embed", "--texts", "8", "--repeats", "1"),
     ),
     Entry("cli", "P4/P5 cold CLI, apply, write", _bench("bench_cli"), _bench("bench_cli")),
+    Entry(
+        "mcp", "MCP server round trip and start-up (issue 16)",
+        _bench("bench_mcp"),
+        _bench("bench_mcp", "--memories", "200", "--calls", "20", "--starts", "2"),
+    ),
     *(
         Entry(
             f"gate-{mode}", f"Gate, default seed, {mode}",

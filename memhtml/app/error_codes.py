@@ -13,7 +13,14 @@ from typing import Final
 import attrs
 import click
 
-from memhtml.app.errors import DirtyTree, DiscriminationFailed, MissingArgument, RepoRequired
+from memhtml.app.errors import (
+    DirtyTree,
+    DiscriminationFailed,
+    ExtraMissing,
+    MissingArgument,
+    RepoRequired,
+    UnknownTool,
+)
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
 from memhtml.ports.errors import (
     EmbedModelMismatch,
@@ -59,8 +66,10 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
     ErrorCode(
         code="ERR_UNKNOWN_COMMAND",
         exit_status=EXIT_USAGE,
-        description="No such command (including commands planned for later releases).",
-        raised_by=(click.exceptions.NoSuchCommand,),
+        description=(
+            "No such command (including commands planned for later releases), or no such MCP tool."
+        ),
+        raised_by=(click.exceptions.NoSuchCommand, UnknownTool),
     ),
     ErrorCode(
         code="ERR_MISSING_ARGUMENT",
@@ -176,6 +185,12 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         exit_status=EXIT_RUNTIME,
         description="The discrimination eval's gate failed.",
         raised_by=(DiscriminationFailed,),
+    ),
+    ErrorCode(
+        code="ERR_EXTRA_MISSING",
+        exit_status=EXIT_RUNTIME,
+        description="The command needs an optional extra that is not installed (memhtml[mcp]).",
+        raised_by=(ExtraMissing,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

@@ -48,3 +48,28 @@ class DirtyTree(MemhtmlError):
 
 class DiscriminationFailed(MemhtmlError):
     """The discrimination eval ran and its gate failed (EVAL.md)."""
+
+
+class UnknownTool(InvalidInput):
+    """An MCP call names no tool of the server: the protocol's unknown command.
+
+    A subclass of ``InvalidInput`` for library callers; the error table gives it
+    ``ERR_UNKNOWN_COMMAND``, the code an unknown command gets on the command line.
+    """
+
+
+class ExtraMissing(MemhtmlError):
+    """A command needs an optional extra that is not installed (``memhtml[mcp]``).
+
+    Attributes:
+        extra: The extra's name.
+        suggestions: The install command.
+    """
+
+    def __init__(self, command: str, extra: str, module: str) -> None:
+        self.extra = extra
+        self.suggestions = (f"pip install 'memhtml[{extra}]'",)
+        super().__init__(
+            f"memhtml {command} needs the optional {extra!r} extra, and {module!r} is not "
+            f"installed: pip install 'memhtml[{extra}]'"
+        )

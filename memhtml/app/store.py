@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.init import InitResult
     from memhtml.app.use_cases.link import LinkResult
     from memhtml.app.use_cases.listing import ListRequest, ListResult
+    from memhtml.app.use_cases.memory_source import MemorySource
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
@@ -131,6 +132,12 @@ class Store:
             prompt_id=prompt_id,
             turn_uuid=turn_uuid,
         )
+
+    def source(self, path: str, *, commit: str | None = None) -> MemorySource:
+        """A memory file's HTML now (or at ``commit``); no parse, no freshness pass, no bump."""
+        from memhtml.app.use_cases.memory_source import memory_source
+
+        return memory_source(self.services.git, path, commit=commit)
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""

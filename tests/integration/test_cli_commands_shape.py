@@ -36,7 +36,11 @@ NOW_COMMANDS = [
     "state import",
     "write",
 ]
-HEAVY_MODULES = ("sqlean", "dulwich", "html5lib", "onnxruntime", "numpy")
+# The MCP SDK and its stack are an optional extra: only `memhtml mcp` may import them.
+HEAVY_MODULES = (
+    "sqlean", "dulwich", "html5lib", "onnxruntime", "numpy",
+    "mcp", "pydantic", "starlette", "uvicorn", "anyio",
+)  # fmt: skip
 WORDS = st.text(alphabet="abcxyz", min_size=1, max_size=5)
 SNAKE_NAMES = st.lists(WORDS, min_size=1, max_size=4).map("_".join)
 

@@ -35,7 +35,11 @@ from memhtml.ports.git_writer import HeadMoved
 
 SECRET = "the nightly ledger lock password is hunter2"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "memhtml"
-HEAVY_MODULES = ("sqlean", "dulwich", "html5lib", "onnxruntime", "numpy")
+# The MCP SDK and its stack are an optional extra: only `memhtml mcp` may import them.
+HEAVY_MODULES = (
+    "sqlean", "dulwich", "html5lib", "onnxruntime", "numpy",
+    "mcp", "pydantic", "starlette", "uvicorn", "anyio",
+)  # fmt: skip
 LATER_COMMANDS = [
     "serve mcp",
     "trace index",

@@ -15,7 +15,14 @@ from memhtml.app.cli.errors import (
     error_code,
     error_code_for,
 )
-from memhtml.app.errors import DirtyTree, DiscriminationFailed, MissingArgument, RepoRequired
+from memhtml.app.errors import (
+    DirtyTree,
+    DiscriminationFailed,
+    ExtraMissing,
+    MissingArgument,
+    RepoRequired,
+    UnknownTool,
+)
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
 from memhtml.domain.findings import Finding
 from memhtml.ports.errors import (
@@ -48,6 +55,8 @@ SPEC_CODES = {
     "ERR_STORAGE": EXIT_RUNTIME,
     "ERR_GIT": EXIT_RUNTIME,
     "ERR_DISCRIMINATION_FAILED": EXIT_RUNTIME,
+    # Appended for `memhtml mcp` without its extra (ARCHITECTURE.md; codes are append-only).
+    "ERR_EXTRA_MISSING": EXIT_RUNTIME,
     "ERR_UNKNOWN": EXIT_RUNTIME,
 }
 
@@ -78,6 +87,8 @@ MAPPED: list[tuple[BaseException, str]] = [
     (StorageFailure("update"), "ERR_STORAGE"),
     (GitFailure("read HEAD"), "ERR_GIT"),
     (DiscriminationFailed("gate"), "ERR_DISCRIMINATION_FAILED"),
+    (ExtraMissing("mcp", "mcp", "mcp"), "ERR_EXTRA_MISSING"),
+    (UnknownTool("no such tool 'serch'"), "ERR_UNKNOWN_COMMAND"),
     (sqlite3.OperationalError("near 'x': syntax error"), ERR_UNKNOWN),
     (KeyError("x"), ERR_UNKNOWN),
     (click.Abort(), ERR_UNKNOWN),

@@ -26,6 +26,7 @@ from memhtml.app.cli.commands import (
     evaluation,
     index,
     maintenance,
+    mcp_serve,
     retrieval,
     store,
     store_reads,
@@ -50,6 +51,7 @@ REGISTRARS: Final[tuple[Registrar, ...]] = (
     index.register,
     maintenance.register,
     evaluation.register,
+    mcp_serve.register,
 )
 
 

@@ -13,6 +13,7 @@ import attrs
 ENV_ROOT: Final = "MEMHTML_ROOT"
 ENV_REFUSE_ENV_ROOT: Final = "MEMHTML_REFUSE_ENV_ROOT"
 ENV_LOG_LEVEL: Final = "MEMHTML_LOG_LEVEL"
+ENV_MCP_TOKEN: Final = "MEMHTML_MCP_TOKEN"
 
 
 @attrs.frozen(kw_only=True)
@@ -110,6 +111,14 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
         name="MEMHTML_GIT_EMAIL",
         description="Commit author and committer email when git's own configuration has none.",
         fallback="memhtml@localhost.invalid",
+    ),
+    EnvironmentVariable(
+        name=ENV_MCP_TOKEN,
+        description=(
+            "memhtml mcp --http only: a bearer token every request must carry "
+            "(Authorization: Bearer <token>); required to bind an address that is not loopback."
+        ),
+        fallback="no token: loopback addresses only",
     ),
     EnvironmentVariable(
         name=ENV_LOG_LEVEL,

@@ -56,11 +56,27 @@ def describe_failure(exc: BaseException, scanned: ScannedArgs, root: click.Group
         message, suggestions = exc.format_message(), ()
     elif isinstance(exc, click.Abort):
         message, suggestions = "aborted", ()
-    elif entry.code == ERR_UNKNOWN:
+    else:
+        return describe_error(exc)
+    return Failure(
+        message=message,
+        code=entry.code,
+        exit_status=entry.exit_status,
+        suggestions=_unique((*suggestions, *entry.suggestions)),
+    )
+
+
+def describe_error(exc: BaseException) -> Failure:
+    """The failure to report for an exception a use case raised (not a click parsing error).
+
+    Also what the MCP server returns as a tool error, so both front ends say the same thing.
+    """
+    entry = error_code_for(exc)
+    if entry.code == ERR_UNKNOWN:
         # str() of an unknown exception may be a driver's text (SQL parameters, memory text):
-        # only its class name reaches stdout; the traceback goes to stderr.
+        # only its class name is reported; the traceback goes to stderr.
         message = f"unexpected error ({type(exc).__name__}); the traceback is on stderr"
-        suggestions = ()
+        suggestions: tuple[str, ...] = ()
     else:
         message = str(exc) or type(exc).__name__
         suggestions = _own_suggestions(exc)

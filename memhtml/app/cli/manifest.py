@@ -39,7 +39,10 @@ _TYPE_NAMES: Final[dict[type[click.ParamType[Any, Any]], str]] = {
 
 
 def build_manifest(root: click.Group) -> dict[str, JsonValue]:
-    """The ``cli.manifest`` data for ``root``'s command tree."""
+    """The ``cli.manifest`` data for ``root``'s command tree, and the MCP server's tools."""
+    # Imported here: the catalog imports command modules, which import this package.
+    from memhtml.app.mcp.catalog import manifest_section
+
     commands = [command_entry(context) for context in leaf_contexts(root)]
     response_types: list[str] = []
     for entry in commands:
@@ -71,6 +74,7 @@ def build_manifest(root: click.Group) -> dict[str, JsonValue]:
         ],
         "responseTypes": list(dict.fromkeys(response_types)),
         "commands": list(commands),
+        "mcp": to_json_value(manifest_section()),
     }
 
 

@@ -32,11 +32,20 @@ class EnvelopeWriter:
     def __init__(self, options: GlobalOptions) -> None:
         self._options = options
         self._emitted = False
+        self._handed_over = False
 
     @property
     def emitted(self) -> bool:
         """Whether this invocation's one result has been printed."""
         return self._emitted
+
+    def hand_over(self) -> None:
+        """Give stdout to a protocol that owns it from now on (``memhtml mcp`` on stdio).
+
+        The invocation's one envelope then goes to stderr: a client parsing stdout as
+        JSON-RPC must never meet a line that is not a protocol message.
+        """
+        self._handed_over = True
 
     def success(self, response_type: str, data: Mapping[str, object]) -> None:
         """Print the success envelope around ``data``.
@@ -77,7 +86,7 @@ class EnvelopeWriter:
         if self._emitted:
             raise SecondEnvelope("stdout already carries this invocation's result")
         self._emitted = True
-        stream = sys.stdout
+        stream = sys.stderr if self._handed_over else sys.stdout
         stream.flush()
         # Bytes through the buffer, so the output is UTF-8 whatever the locale says.
         buffer = getattr(stream, "buffer", None)

@@ -67,8 +67,12 @@ def doctor(fix: bool) -> CommandResult:
     # only if the update finds chunks to embed).
     with open_here(embedder=fix or _bedrock_configured()) as store:
         report = store.doctor(fix=fix)
-    keys = (*DOCTOR_KEYS, REPAIRED_KEY) if fix else DOCTOR_KEYS
-    return "doctor.report", shaping.shaped(report, keys)
+    return "doctor.report", doctor_data(report, fix=fix)
+
+
+def doctor_data(report: object, *, fix: bool) -> shaping.Data:
+    """``doctor.report`` data; ``repaired`` comes last, and only after ``fix``."""
+    return shaping.shaped(report, (*DOCTOR_KEYS, REPAIRED_KEY) if fix else DOCTOR_KEYS)
 
 
 def _bedrock_configured() -> bool:

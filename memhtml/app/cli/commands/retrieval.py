@@ -126,7 +126,7 @@ def _options(
     )
 
 
-def _scope(
+def search_scope(
     memory_types: tuple[str, ...],
     workspace: str | None,
     tags: tuple[str, ...],
@@ -135,6 +135,11 @@ def _scope(
     include_archived: bool,
     as_of: str | None,
 ) -> SearchScope:
+    """The scope flags of search and recall (also the MCP tools' arguments), checked.
+
+    Raises:
+        InvalidInput: A malformed entity, facet or as-of instant.
+    """
     from memhtml.domain.scope import SearchScope
 
     return SearchScope(
@@ -190,7 +195,7 @@ def search(
 
     request = SearchRequest(
         query=query,
-        scope=_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
+        scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         limit=limit,
         options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
     )
@@ -232,7 +237,7 @@ def recall(
 
     request = RecallRequest(
         query=query,
-        scope=_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
+        scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         budget_chars=budget,
         options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
     )

@@ -41,7 +41,12 @@ def init() -> CommandResult:
     return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
 
 
-def _article(claim: str | None, article_html: str | None) -> None:
+def check_article(claim: str | None, article_html: str | None) -> None:
+    """Refuse a write or correction without exactly one of claim and article HTML.
+
+    Raises:
+        InvalidInput: Both or neither were given.
+    """
     if (claim is None) == (article_html is None):
         raise InvalidInput("give exactly one of --claim and --article-html")
 
@@ -99,7 +104,7 @@ def write(
     """Write one memory as one commit, or report the active memory that already holds it."""
     from memhtml.domain.write_requests import WriteRequest, checked
 
-    _article(claim, article_html)
+    check_article(claim, article_html)
     request = checked(
         WriteRequest(
             title=title,
@@ -168,7 +173,7 @@ def correct(
     """Archive a memory and write its replacement, linked both ways, in one commit."""
     from memhtml.app.use_cases.correct import CorrectRequest
 
-    _article(claim, article_html)
+    check_article(claim, article_html)
     request = CorrectRequest(
         title=title,
         claim=claim,
