@@ -154,6 +154,7 @@ def fuse(
     gate_priors: bool = False,
     limit: int | None = None,
     arms: Sequence[ArmSpec] = RANK_ARMS,
+    evidence_first: bool = False,
 ) -> tuple[Fused, ...]:
     """Fuse per-arm rankings into one ordered list (the twin of the fused SQL statement).
 
@@ -179,9 +180,13 @@ def fuse(
         gate_priors: Restrict prior arms to candidates a query arm found.
         limit: Keep only the first ``limit`` results; ``None`` keeps all.
         arms: The registry giving each arm's kind and default weight.
+        evidence_first: Order every candidate some query arm ranked before every candidate
+            only a prior ranked, whatever their scores (query evidence first); the priors then
+            order within each group.
 
     Returns:
-        The fused candidates by score descending, then path ascending (plain ``str`` order).
+        The fused candidates by score descending, then path ascending (plain ``str`` order);
+        with ``evidence_first``, first those a query arm ranked.
 
     Raises:
         InvalidInput: An unknown arm name in ``rankings`` or ``weights``, a negative or
@@ -221,7 +226,12 @@ def fuse(
             scores[path] = scores.get(path, 0.0) + weight / (rank + k)
             ranks.setdefault(path, []).append((arm.name, rank))
 
-    ordered = sorted(scores, key=lambda path: (-scores[path], path))
+    query_names = {arm.name for arm in fired if arm.kind is ArmKind.QUERY}
+
+    def without_evidence(path: str) -> bool:
+        return evidence_first and not any(name in query_names for name, _ in ranks[path])
+
+    ordered = sorted(scores, key=lambda path: (without_evidence(path), -scores[path], path))
     if limit is not None:
         ordered = ordered[:limit]
     return tuple(Fused(path=p, score=scores[p], ranks=tuple(ranks[p])) for p in ordered)

@@ -45,6 +45,8 @@ def mmr_select(
     lambda_: float = MMR_LAMBDA,
     limit: int | None = None,
     similarity: PairSimilarity | None = None,
+    relevance: Sequence[float] | None = None,
+    compare_all: bool = False,
 ) -> tuple[CandidateT, ...]:
     """Pick up to ``limit`` candidates greedily, trading relevance against redundancy.
 
@@ -64,6 +66,11 @@ def mmr_select(
             both carry vectors; ``None`` computes the cosine of their vectors
             (:func:`~memhtml.domain.vectors.cosine_lookup`). A caller that already holds the
             pool's pairwise table passes it here so the O(n²) comparisons are lookups.
+        relevance: Each candidate's relevance in [0, 1] (e.g. its fused score over the best);
+            ``None`` reads it from the order, ``1 − i/n``.
+        compare_all: Ask ``similarity`` about every pair, vectors or not (a similarity that
+            falls back to the candidates' text); otherwise a candidate without a vector is
+            never penalised and never penalises.
 
     Returns:
         The picked candidates in pick order, each at most once.
@@ -79,19 +86,22 @@ def mmr_select(
     if lambda_ >= 1:
         return tuple(candidates[:wanted])
 
+    if relevance is not None and len(relevance) != len(candidates):
+        raise InvalidInput("relevance must give one value per candidate")
     similar = similarity or cosine_lookup([c.vector for c in candidates])
-    has_vector = [c.vector is not None for c in candidates]
+    has_vector = [compare_all or c.vector is not None for c in candidates]
     remaining = list(range(len(candidates)))
     # Highest similarity to anything picked so far, per candidate; None until a picked
     # candidate with a vector has been compared with it.
     max_sim: list[float | None] = [None] * len(candidates)
     picked: list[CandidateT] = []
     n = len(candidates)
+    rel = list(relevance) if relevance is not None else [1.0 - i / n for i in range(n)]
     while len(picked) < wanted:
         best = max(
             remaining,
             key=lambda i: (
-                lambda_ * (1.0 - i / n) - (1 - lambda_) * (max_sim[i] or 0.0),
+                lambda_ * rel[i] - (1 - lambda_) * (max_sim[i] or 0.0),
                 -i,
             ),
         )

@@ -50,6 +50,9 @@ class FusionQuery:
         weights: Per-arm weight overrides in registry order.
         rrf_k: The RRF constant.
         gate_priors: Let the priors rank only the query arms' candidates, renumbered from 1.
+        evidence_first: Order every candidate a query arm ranked before prior-only ones.
+        vector_max_distance: The vector arm keeps only files whose nearest chunk lies within
+            this cosine distance; ``None`` keeps its whole top list.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -63,6 +66,8 @@ class FusionQuery:
     weights: tuple[tuple[str, float], ...] = ()
     rrf_k: float = RRF_K
     gate_priors: bool = False
+    evidence_first: bool = False
+    vector_max_distance: float | None = None
 
 
 class RankStore(Protocol):

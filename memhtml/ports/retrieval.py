@@ -15,6 +15,7 @@ import attrs
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, RANK_ARMS, RRF_K, arm_named
+from memhtml.domain.mmr import MMR_LAMBDA
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
@@ -32,6 +33,9 @@ __all__ = [
     "SearchRequest",
     "SearchResult",
 ]
+
+MMR_RELEVANCE: Final = ("rank", "fused")
+"""How MMR reads relevance: ``1 − i/n`` of the post-polarity order, or the fused score."""
 
 MAX_SEARCH_LIMIT: Final = 200
 """The largest ``limit`` a search accepts (CLI.md: 1–200); the fused pool is three times it."""
@@ -58,6 +62,26 @@ def _weights(
     return tuple((arm.name, float(given[arm.name])) for arm in RANK_ARMS if arm.name in given)
 
 
+def _mmr_lambda(value: float) -> float:
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise InvalidInput(f"MMR lambda must lie in 0–1, got {value!r}")
+    return float(value)
+
+
+def _floor(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if not (math.isfinite(value) and -1.0 <= value <= 1.0):
+        raise InvalidInput(f"the vector floor must lie in -1–1, got {value!r}")
+    return float(value)
+
+
+def _mmr_relevance(value: str) -> str:
+    if value not in MMR_RELEVANCE:
+        raise InvalidInput(f"MMR relevance must be one of {', '.join(MMR_RELEVANCE)}")
+    return value
+
+
 def _rrf_k(value: float) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise InvalidInput(f"the RRF constant must be a finite number >= 0, got {value!r}")
@@ -80,6 +104,14 @@ class RankingOptions:
         rrf_k: The RRF constant (``--rrf-k``).
         weights: Per-arm weight overrides in registry order; unnamed arms keep the registry's.
         fts_stopwords: Drop English function words from the lexical query.
+        evidence_first: Rank every memory a query arm found above every memory only a prior
+            found (``--evidence-first``).
+        vector_floor: The least cosine similarity a memory needs for the vector arm to rank it
+            (``--vector-floor``); ``None`` ranks the nearest 40 whatever their similarity.
+        mmr_lambda: MMR's relevance weight (``--mmr-lambda``); 1 turns diversification off.
+        mmr_relevance: ``rank`` (``1 − i/n``) or ``fused`` (the fused score over the best).
+        mmr_text: Compare candidates without a vector by their words (``--mmr-text``), so they
+            are penalised for redundancy like the others.
     """
 
     arms: tuple[str, ...] | None = attrs.field(default=None, converter=_arm_selection)
@@ -87,6 +119,11 @@ class RankingOptions:
     rrf_k: float = attrs.field(default=RRF_K, converter=_rrf_k)
     weights: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_weights)
     fts_stopwords: bool = True
+    evidence_first: bool = False
+    vector_floor: float | None = attrs.field(default=None, converter=_floor)
+    mmr_lambda: float = attrs.field(default=MMR_LAMBDA, converter=_mmr_lambda)
+    mmr_relevance: str = attrs.field(default="rank", converter=_mmr_relevance)
+    mmr_text: bool = False
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

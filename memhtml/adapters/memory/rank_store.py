@@ -75,7 +75,13 @@ class MemoryRankStore:
                     ranked = [path for path in ranked if path in found]
                 rankings[arm.name] = ranked[: query.arm_limit]
         ordered = {arm.name: rankings[arm.name] for arm in query.arms}
-        return fuse(ordered, weights=dict(query.weights), k=query.rrf_k, limit=query.limit)
+        return fuse(
+            ordered,
+            weights=dict(query.weights),
+            k=query.rrf_k,
+            limit=query.limit,
+            evidence_first=query.evidence_first,
+        )
 
     def _admits(self, scope: SearchScope, path: str) -> bool:
         return scope_admits(scope, self._t.scope_facts(path))
@@ -104,7 +110,9 @@ class MemoryRankStore:
             distance = _NO_COSINE if distance is None else distance
             if chunk.path not in nearest or distance < nearest[chunk.path]:
                 nearest[chunk.path] = distance
-        return sorted(nearest, key=lambda p: (nearest[p], p))
+        bound = query.vector_max_distance
+        kept = [p for p in nearest if bound is None or nearest[p] <= bound]
+        return sorted(kept, key=lambda p: (nearest[p], p))
 
     def _recency(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
         files = self._t.files

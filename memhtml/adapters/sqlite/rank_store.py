@@ -66,6 +66,8 @@ class SqliteRankStore:
             gate_priors=query.gate_priors,
             embed_model=query.embed_model,
             now=query.now,
+            evidence_first=query.evidence_first,
+            vector_max_distance=query.vector_max_distance,
         )
         return run_fusion(
             self._db,

@@ -67,12 +67,15 @@ class ArmHoles:
             ``""`` for a query arm or when the gate is off.
         embed_model: The configured vector space, inlined into the vector arm.
         now: The instant salience decays to, from the clock port (DECISIONS 3).
+        vector_max_distance: The vector arm keeps only files nearer than this (cosine
+            distance), inlined; ``None`` keeps its whole top list.
     """
 
     file_filter: str
     gate: str
     embed_model: str
     now: str
+    vector_max_distance: float | None = None
 
     def scope(self, alias: str) -> str:
         """The scope filter and the prior gate, written against ``alias``."""
@@ -94,6 +97,13 @@ def _vector_sql(holes: ArmHoles) -> str:
     # One row per file, its nearest chunk: a three-chunk file would otherwise take three ranks.
     # `+e.model` keeps the one-key model index out of the plan, so SQLite starts from the scope.
     # A zero vector has no cosine (sqlite-vec says NULL); 1.0 is the domain's convention for it.
+    # A floor on similarity drops files whose nearest chunk is farther than the bound, so in a
+    # small store the exact scan stops ranking everything (a deep rank is not evidence).
+    having = (
+        ""
+        if holes.vector_max_distance is None
+        else f"HAVING dist <= {_number(holes.vector_max_distance)} "
+    )
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
         "SELECT c.path AS path, "
@@ -102,7 +112,7 @@ def _vector_sql(holes: ArmHoles) -> str:
         "JOIN embeddings e ON e.chunk_id = c.chunk_id "
         f"WHERE +e.model = {text_literal(holes.embed_model)} "
         f"{holes.scope('f')} "
-        f"GROUP BY c.path ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
+        f"GROUP BY c.path {having}ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
     )
 
 
@@ -165,6 +175,8 @@ class FusionPlan:
         gate_priors: Restrict priors to the query arms' candidates before their LIMIT.
         embed_model: The vector space the vector arm and snippets compare in.
         now: The instant salience is computed at.
+        evidence_first: Order candidates a query arm ranked before prior-only ones.
+        vector_max_distance: The vector arm's distance bound, or ``None``.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -173,6 +185,8 @@ class FusionPlan:
     gate_priors: bool = False
     embed_model: str = ""
     now: str
+    evidence_first: bool = False
+    vector_max_distance: float | None = None
 
 
 def _cte(arm: ArmSpec) -> str:
@@ -203,6 +217,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             gate=gate if arm.kind is ArmKind.PRIOR else "",
             embed_model=plan.embed_model,
             now=plan.now,
+            vector_max_distance=plan.vector_max_distance,
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
     union = " UNION ".join(f"SELECT path FROM {_cte(arm)}" for arm in plan.arms)
@@ -216,11 +231,15 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
     joins = " ".join(
         f"LEFT JOIN {_cte(arm)} ON {_cte(arm)}.path = candidates.path" for arm in plan.arms
     )
+    evidence = ""
+    if plan.evidence_first and query_ctes:
+        ranked = " OR ".join(f"{cte}.rank IS NOT NULL" for cte in query_ctes)
+        evidence = f"CASE WHEN {ranked} THEN 0 ELSE 1 END, "
     return (
         f"WITH {', '.join(ctes)} "
         f"SELECT candidates.path, 0.0 + {terms} AS score, {rank_columns} "
         f"FROM candidates {joins} "
-        f"ORDER BY score DESC, candidates.path LIMIT ?{PARAM_FINAL_LIMIT}"
+        f"ORDER BY {evidence}score DESC, candidates.path LIMIT ?{PARAM_FINAL_LIMIT}"
     )
 
 

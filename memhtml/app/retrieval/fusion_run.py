@@ -104,6 +104,10 @@ class FusionPlanner:
                 weights=options.weights,
                 rrf_k=options.rrf_k,
                 gate_priors=options.gate_priors,
+                evidence_first=options.evidence_first,
+                vector_max_distance=None
+                if options.vector_floor is None
+                else 1.0 - options.vector_floor,
             )
         )
         names = tuple(arm.name for arm in arms)

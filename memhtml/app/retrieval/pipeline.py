@@ -12,13 +12,13 @@ from typing import Final
 
 import attrs
 
+from memhtml.app.retrieval.diversity import diversify
 from memhtml.app.retrieval.fusion_run import FusionPlanner, FusionRun
 from memhtml.app.retrieval.polarity_pool import polarity_pool
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.disclosure import DisclosureCandidate, fold_recall_pack
 from memhtml.domain.errors import NotFound
 from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, MMR_POOL_FACTOR
-from memhtml.domain.mmr import mmr_select
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.snippets import truncate_snippet
@@ -67,7 +67,7 @@ class RetrievalPipeline:
         )
         rows = self.candidates.candidate_rows([f.path for f in run.fused], run.model)
         pool = polarity_pool(run.fused, rows, request.query, similarity=self.similarity)
-        picked = mmr_select(pool.scored, limit=request.limit, similarity=pool.mmr_similarity)
+        picked = diversify(pool, run.fused, request.options, request.limit)
         paths = [p.path for p in picked]
         snippets = self._snippets(paths, run)
         entities = self.candidates.entity_refs(paths) if paths else {}

@@ -7,13 +7,16 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 import click
 
-from memhtml.app.cli.commands.retrieval import parse_arms, parse_weights, ranking_options
+from memhtml.app.cli.commands.ranking_flags import ranking_options
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from memhtml.ports.retrieval import RankingOptions
 
 DEFAULT_SEED: Final = 20260802
 DEFAULT_SIZE: Final = 200
@@ -102,11 +105,7 @@ def discriminate(
     mrr_floor: float,
     now_ms: int | None,
     keep: Path | None,
-    arms: str | None,
-    gate_priors: bool,
-    rrf_k: float,
-    weights: str | None,
-    fts_stopwords: bool,
+    ranking: RankingOptions,
     fts_tokenizer: str,
 ) -> CommandResult:
     """Run the discrimination gate: generated memories, planted wrong-fact twins, real search.
@@ -130,18 +129,10 @@ def discriminate(
         embedder_for,
         run_gate,
     )
-    from memhtml.ports.retrieval import RankingOptions
 
     if seed is not None and seeds is not None:
         raise InvalidInput("give --seed or --seeds, not both")
     sweep = parse_seed_range(seeds) if seeds is not None else None
-    ranking = RankingOptions(
-        arms=parse_arms(arms),
-        gate_priors=gate_priors,
-        rrf_k=rrf_k,
-        weights=parse_weights(weights),
-        fts_stopwords=fts_stopwords,
-    )
     base = GateConfig(
         mode=cast("Mode", mode),
         seed=DEFAULT_SEED if seed is None else seed,

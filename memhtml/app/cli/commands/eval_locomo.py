@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import click
 
-from memhtml.app.cli.commands.retrieval import (
-    DEFAULT_LIMIT,
-    MAX_LIMIT,
-    parse_arms,
-    parse_weights,
-    ranking_options,
-)
+from memhtml.app.cli.commands.ranking_flags import ranking_options
+from memhtml.app.cli.commands.retrieval import DEFAULT_LIMIT, MAX_LIMIT
 from memhtml.app.cli.output import CommandResult, emits
 
 RESPONSE_TYPE: Final = "eval.locomo"
@@ -27,6 +22,9 @@ MODE_CHOICES: Final = ("lexical", "hybrid")
 GRANULARITY_CHOICES: Final = ("turn", "session")
 TOKENIZER_CHOICES: Final = ("unicode61", "porter")
 ENV_EMBED: Final = "MEMHTML_EMBED"
+
+if TYPE_CHECKING:
+    from memhtml.ports.retrieval import RankingOptions
 
 
 def register(group: click.Group) -> None:
@@ -98,11 +96,7 @@ def locomo(
     limit: int,
     out: str | None,
     cli_latency: int,
-    arms: str | None,
-    gate_priors: bool,
-    rrf_k: float,
-    weights: str | None,
-    fts_stopwords: bool,
+    ranking: RankingOptions,
     fts_tokenizer: str | None,
 ) -> CommandResult:
     """Score retrieval on LoCoMo: Recall@5/10, Hit@k, MRR and nDCG@10 per turn and per session.
@@ -113,7 +107,6 @@ def locomo(
     from memhtml.app.bootstrap import read_settings
     from memhtml.app.eval.locomo.benchmark import run_locomo
     from memhtml.app.eval.locomo.runner import RunConfig
-    from memhtml.ports.retrieval import RankingOptions
 
     backend = "local" if mode == "hybrid" else "off"
     # The stores live in a scratch folder; the root given here only anchors the settings read.
@@ -123,13 +116,7 @@ def locomo(
         granularity="session" if granularity == "session" else "turn",
         limit=limit,
         conversations=conversations,
-        options=RankingOptions(
-            arms=parse_arms(arms),
-            gate_priors=gate_priors,
-            rrf_k=rrf_k,
-            weights=parse_weights(weights),
-            fts_stopwords=fts_stopwords,
-        ),
+        options=ranking,
         fts_tokenizer=fts_tokenizer or settings.fts_tokenizer,
         embed=settings.embed,
     )

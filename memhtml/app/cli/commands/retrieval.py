@@ -4,13 +4,13 @@ DECISIONS 12 so that a tuning run is one command line.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final
 
 import click
 
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_here
+from memhtml.app.cli.commands.ranking_flags import ranking_options
 from memhtml.app.cli.commands.scope_flags import (
     checked_as_of,
     checked_entity,
@@ -18,112 +18,20 @@ from memhtml.app.cli.commands.scope_flags import (
     scope_options,
 )
 from memhtml.app.cli.output import CommandResult, emits
-from memhtml.domain.errors import InvalidInput
-from memhtml.domain.fusion import RRF_K
 
 if TYPE_CHECKING:
     from memhtml.domain.scope import SearchScope
     from memhtml.ports.retrieval import RankingOptions
 
-F = TypeVar("F", bound=Callable[..., object])
-
 DEFAULT_LIMIT: Final = 10
 MAX_LIMIT: Final = 200
 DEFAULT_BUDGET: Final = 16_000
-LIST_SEPARATOR: Final = ","
-WEIGHT_SEPARATOR: Final = "="
 
 
 def register(group: click.Group) -> None:
     """Add search and recall to ``group``."""
     group.add_command(search)
     group.add_command(recall)
-
-
-def ranking_options(command: F) -> F:
-    """Add the ablation flags (DECISIONS 12) to a command."""
-    decorators = [
-        click.option("--arms", help="Comma-separated arms to run: fts,vector,recency,salience."),
-        click.option(
-            "--gate-priors/--no-gate-priors",
-            default=False,
-            help="Rank recency and salience only over the query arms' candidates.",
-        ),
-        click.option(
-            "--rrf-k",
-            type=click.FloatRange(min=0),
-            default=RRF_K,
-            show_default=True,
-            help="The reciprocal rank fusion constant.",
-        ),
-        click.option(
-            "--weights", help="Per-arm weights, e.g. fts=1,vector=0.5,recency=0.5,salience=0.4."
-        ),
-        click.option(
-            "--fts-stopwords/--no-fts-stopwords",
-            default=True,
-            show_default=True,
-            help="Drop English function words from the lexical query.",
-        ),
-    ]
-    for decorator in reversed(decorators):
-        command = decorator(command)
-    return command
-
-
-def parse_arms(text: str | None) -> tuple[str, ...] | None:
-    """``fts,vector`` → ``("fts", "vector")``; ``None`` (every arm) when not given.
-
-    Raises:
-        InvalidInput: The list names no arm.
-    """
-    if text is None:
-        return None
-    names = tuple(name.strip() for name in text.split(LIST_SEPARATOR) if name.strip())
-    if not names:
-        raise InvalidInput("--arms names no arm")
-    return names
-
-
-def parse_weights(text: str | None) -> tuple[tuple[str, float], ...]:
-    """``fts=1,recency=0.5`` → ``(("fts", 1.0), ("recency", 0.5))``, in the order given.
-
-    Raises:
-        InvalidInput: An item without ``=``, or a weight that is not a number.
-    """
-    if text is None:
-        return ()
-    pairs: list[tuple[str, float]] = []
-    for item in (part.strip() for part in text.split(LIST_SEPARATOR)):
-        if not item:
-            continue
-        name, separator, raw = item.partition(WEIGHT_SEPARATOR)
-        try:
-            weight = float(raw)
-        except ValueError:
-            weight = None
-        if not separator or not name.strip() or weight is None:
-            raise InvalidInput(f"--weights expects arm=number items, got {item!r}")
-        pairs.append((name.strip(), weight))
-    return tuple(pairs)
-
-
-def _options(
-    arms: str | None,
-    gate_priors: bool,
-    rrf_k: float,
-    weights: str | None,
-    fts_stopwords: bool,
-) -> RankingOptions:
-    from memhtml.ports.retrieval import RankingOptions
-
-    return RankingOptions(
-        arms=parse_arms(arms),
-        gate_priors=gate_priors,
-        rrf_k=rrf_k,
-        weights=parse_weights(weights),
-        fts_stopwords=fts_stopwords,
-    )
 
 
 def search_scope(
@@ -181,11 +89,7 @@ def search(
     include_archived: bool,
     as_of: str | None,
     limit: int,
-    arms: str | None,
-    gate_priors: bool,
-    rrf_k: float,
-    weights: str | None,
-    fts_stopwords: bool,
+    ranking: RankingOptions,
 ) -> CommandResult:
     """Rank memories for a query: full-text, vector, recency and salience arms, fused.
 
@@ -197,7 +101,7 @@ def search(
         query=query,
         scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         limit=limit,
-        options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
+        options=ranking,
     )
     with open_here() as store:
         answer = store.search(request)
@@ -226,11 +130,7 @@ def recall(
     include_archived: bool,
     as_of: str | None,
     budget: int,
-    arms: str | None,
-    gate_priors: bool,
-    rrf_k: float,
-    weights: str | None,
-    fts_stopwords: bool,
+    ranking: RankingOptions,
 ) -> CommandResult:
     """Pack the memories a task needs into a character budget: quotes first, index lines after."""
     from memhtml.ports.retrieval import RecallRequest
@@ -239,7 +139,7 @@ def recall(
         query=query,
         scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         budget_chars=budget,
-        options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
+        options=ranking,
     )
     with open_here() as store:
         answer = store.recall(request)

@@ -1,0 +1,181 @@
+"""The ranking switches every search path takes (DECISIONS 12), declared once.
+
+``search``, ``recall``, ``eval discriminate`` and ``eval locomo`` all wear
+:func:`ranking_options`; their bodies receive one ``ranking`` argument (a ``RankingOptions``)
+instead of the flags, so a new lever is one option here and one field there.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import click
+
+from memhtml.domain.errors import InvalidInput
+from memhtml.domain.fusion import RRF_K
+from memhtml.domain.mmr import MMR_LAMBDA
+
+if TYPE_CHECKING:
+    from memhtml.ports.retrieval import RankingOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+LIST_SEPARATOR: Final = ","
+WEIGHT_SEPARATOR: Final = "="
+# The flags' parameter names, taken out of the command's keyword arguments.
+FLAG_NAMES: Final = (
+    "arms",
+    "gate_priors",
+    "rrf_k",
+    "weights",
+    "fts_stopwords",
+    "evidence_first",
+    "vector_floor",
+    "mmr_lambda",
+    "mmr_relevance",
+    "mmr_text",
+)
+
+
+def ranking_options(command: F) -> F:
+    """Add the ranking flags to a command and hand its body ``ranking=RankingOptions(...)``."""
+
+    @functools.wraps(command)
+    def with_ranking(*args: Any, **kwargs: Any) -> Any:
+        flags = {name: kwargs.pop(name) for name in FLAG_NAMES}
+        kwargs["ranking"] = ranking_from(**flags)
+        return command(*args, **kwargs)
+
+    decorators = [
+        click.option("--arms", help="Comma-separated arms to run: fts,vector,recency,salience."),
+        click.option(
+            "--gate-priors/--no-gate-priors",
+            default=False,
+            help="Rank recency and salience only over the query arms' candidates.",
+        ),
+        click.option(
+            "--rrf-k",
+            type=click.FloatRange(min=0),
+            default=RRF_K,
+            show_default=True,
+            help="The reciprocal rank fusion constant.",
+        ),
+        click.option(
+            "--weights", help="Per-arm weights, e.g. fts=1,vector=0.5,recency=0.5,salience=0.4."
+        ),
+        click.option(
+            "--fts-stopwords/--no-fts-stopwords",
+            default=True,
+            show_default=True,
+            help="Drop English function words from the lexical query.",
+        ),
+        click.option(
+            "--evidence-first/--no-evidence-first",
+            default=False,
+            show_default=True,
+            help="Rank memories a query arm found above memories only recency or salience found.",
+        ),
+        click.option(
+            "--vector-floor",
+            type=click.FloatRange(-1, 1),
+            default=None,
+            help="Least cosine similarity the vector arm needs to rank a memory.",
+        ),
+        click.option(
+            "--mmr-lambda",
+            type=click.FloatRange(0, 1),
+            default=MMR_LAMBDA,
+            show_default=True,
+            help="MMR's relevance weight; 1 turns diversification off.",
+        ),
+        click.option(
+            "--mmr-relevance",
+            type=click.Choice(("rank", "fused")),
+            default="rank",
+            show_default=True,
+            help="What MMR reads as relevance: the order (rank) or the fused score.",
+        ),
+        click.option(
+            "--mmr-text/--no-mmr-text",
+            default=False,
+            show_default=True,
+            help="Compare memories without a vector by their words during MMR.",
+        ),
+    ]
+    wrapped: Any = with_ranking
+    for decorator in reversed(decorators):
+        wrapped = decorator(wrapped)
+    return wrapped  # type: ignore[no-any-return]
+
+
+def ranking_from(
+    *,
+    arms: str | None,
+    gate_priors: bool,
+    rrf_k: float,
+    weights: str | None,
+    fts_stopwords: bool,
+    evidence_first: bool,
+    vector_floor: float | None,
+    mmr_lambda: float,
+    mmr_relevance: str,
+    mmr_text: bool,
+) -> RankingOptions:
+    """The flags as one ``RankingOptions``.
+
+    Raises:
+        InvalidInput: An unknown arm, a malformed weight list, or a value out of range.
+    """
+    from memhtml.ports.retrieval import RankingOptions
+
+    return RankingOptions(
+        arms=parse_arms(arms),
+        gate_priors=gate_priors,
+        rrf_k=rrf_k,
+        weights=parse_weights(weights),
+        fts_stopwords=fts_stopwords,
+        evidence_first=evidence_first,
+        vector_floor=vector_floor,
+        mmr_lambda=mmr_lambda,
+        mmr_relevance=mmr_relevance,
+        mmr_text=mmr_text,
+    )
+
+
+def parse_arms(text: str | None) -> tuple[str, ...] | None:
+    """``fts,vector`` → ``("fts", "vector")``; ``None`` (every arm) when not given.
+
+    Raises:
+        InvalidInput: The list names no arm.
+    """
+    if text is None:
+        return None
+    names = tuple(name.strip() for name in text.split(LIST_SEPARATOR) if name.strip())
+    if not names:
+        raise InvalidInput("--arms names no arm")
+    return names
+
+
+def parse_weights(text: str | None) -> tuple[tuple[str, float], ...]:
+    """``fts=1,recency=0.5`` → ``(("fts", 1.0), ("recency", 0.5))``, in the order given.
+
+    Raises:
+        InvalidInput: An item without ``=``, or a weight that is not a number.
+    """
+    if text is None:
+        return ()
+    pairs: list[tuple[str, float]] = []
+    for item in (part.strip() for part in text.split(LIST_SEPARATOR)):
+        if not item:
+            continue
+        name, separator, raw = item.partition(WEIGHT_SEPARATOR)
+        try:
+            weight = float(raw)
+        except ValueError:
+            weight = None
+        if not separator or not name.strip() or weight is None:
+            raise InvalidInput(f"--weights expects arm=number items, got {item!r}")
+        pairs.append((name.strip(), weight))
+    return tuple(pairs)
