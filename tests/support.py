@@ -34,6 +34,7 @@ def sqlite_indexer(
     embedder: Embedder | None = None,
     embed_persist_slice: int | None = None,
     parse: ParseSettings | None = None,
+    fts_tokenizer: str | None = None,
 ) -> StoreIndexer:
     """The indexer over SQLite storage on ``db``."""
     return indexer_over(
@@ -46,6 +47,7 @@ def sqlite_indexer(
         embedder=embedder,
         embed_persist_slice=embed_persist_slice,
         parse=parse,
+        fts_tokenizer=fts_tokenizer,
     )
 
 

@@ -95,6 +95,15 @@ class IndexStore(Protocol):
         """For each listed content hash, the active (not archived) non-task rows holding it."""
         ...
 
+    def fulltext_tokenizer(self) -> str:
+        """The tokenizer the full-text index was built with (``unicode61`` or ``porter``)."""
+        ...
+
+    def retokenize(self, tokenizer: str) -> None:
+        """Rebuild the full-text index with ``tokenizer`` from the rows it indexes, in one
+        step, and record it. Rows, chunks and vectors are untouched."""
+        ...
+
     def row_counts(self) -> RowCounts:
         """Files, chunks and edges held now."""
         ...

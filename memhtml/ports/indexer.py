@@ -50,6 +50,8 @@ class RebuildReport:
         skipped: Files that failed to parse or duplicated another's content, by path.
         model_failure: The model's reason when it stopped answering mid-pass, else ``None``;
             the rebuild still completes, with the vectors that landed.
+        retokenized: The tokenizer the full-text index was rebuilt with because the
+            configuration asked for another one than it had; else ``None``.
     """
 
     head_sha: str | None
@@ -60,6 +62,7 @@ class RebuildReport:
     embeddings_written: int
     skipped: tuple[SkippedFile, ...] = ()
     model_failure: str | None = None
+    retokenized: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -79,6 +82,7 @@ class UpdateReport:
         skipped: Files that failed to parse or duplicated another's content; their rows are
             gone, as a rebuild would leave them.
         model_failure: The model's reason when it stopped answering mid-pass, else ``None``.
+        retokenized: As in :class:`RebuildReport`.
     """
 
     head_sha: str | None
@@ -92,6 +96,7 @@ class UpdateReport:
     embeddings_written: int = 0
     skipped: tuple[SkippedFile, ...] = ()
     model_failure: str | None = None
+    retokenized: str | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -18,6 +18,8 @@ PHASE_EMBEDDING: Final = "embedding"
 """Chunks embedded and stored; units are chunks."""
 PHASE_APPLYING: Final = "applying"
 """``apply`` ops staged on the batch's tree; units are ops."""
+PHASE_RETOKENIZING: Final = "retokenizing"
+"""The full-text index rebuilt under the configured tokenizer; one unit."""
 
 
 class ProgressSink(Protocol):

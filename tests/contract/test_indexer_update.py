@@ -317,3 +317,27 @@ def test_staged_move_onto_an_indexed_untracked_file(store: Store) -> None:
         [(p,) for p in sorted(store.paths(), key=lambda p: (p != B, p != C, p))],
         moved,
     )
+
+
+def test_an_index_built_with_another_tokenizer_is_retokenized_by_the_next_update(
+    store: Store,
+) -> None:
+    """Configured porter over a unicode61 index: the update retokenizes, reports it, keeps
+    every vector, and the next update has nothing left to do."""
+    from tests.fakes.progress import FakeProgress, PhaseRecord
+
+    store.commit({A: memory_bytes("The exporter runs nightly.")})
+    store.indexer().rebuild(embed=True)
+    store.indexer().update(embed=True)
+    store.db.script(
+        "UPDATE index_settings SET value = 'unicode61' WHERE name = 'fts_tokenizer'",
+        operation="pretend an old index",
+    )
+    progress = FakeProgress()
+    first = store.indexer(fts_tokenizer="porter").update(embed=True, progress=progress)
+    second = store.indexer(fts_tokenizer="porter").update(embed=True)
+    vectors = store.all("SELECT count(*) FROM embeddings")[0][0]
+    assert ("porter", False) == (first.retokenized, first.unchanged)
+    assert PhaseRecord(phase="retokenizing", total=1, done=1, finished=True) in progress.phases()
+    assert (None, True, 1) == (second.retokenized, second.unchanged, vectors)
+    assert "porter" == store.db.fts_tokenizer()

@@ -98,10 +98,20 @@ def _stems(db: Database) -> list[str]:
     return sorted(_matches(db, "run"))
 
 
-def test_default_tokenizer_is_recorded_and_does_not_stem() -> None:
-    """By default files_fts uses unicode61, records it, and 'run' does not match 'running'."""
+def test_default_tokenizer_is_porter_recorded_and_stems() -> None:
+    """By default files_fts uses porter (issue 13), records it, and 'run' matches 'running'."""
     with Database.open(":memory:") as db:
-        assert (DEFAULT_FTS_TOKENIZER, []) == (db.fts_tokenizer(), _stems(db))
+        assert ("porter", DEFAULT_FTS_TOKENIZER, ["areas/a.html"]) == (
+            db.fts_tokenizer(),
+            DEFAULT_FTS_TOKENIZER,
+            _stems(db),
+        )
+
+
+def test_unicode61_tokenizer_is_recorded_and_does_not_stem() -> None:
+    """MEMHTML_FTS_TOKENIZER=unicode61 builds a plain index: 'run' does not match 'running'."""
+    with Database.open(":memory:", fts_tokenizer="unicode61") as db:
+        assert ("unicode61", []) == (db.fts_tokenizer(), _stems(db))
 
 
 def test_porter_tokenizer_is_recorded_and_stems() -> None:
@@ -144,7 +154,7 @@ def test_retokenize_refuses_unknown_names() -> None:
 
 def test_failed_retokenize_leaves_the_old_index() -> None:
     """A retokenize that fails midway rolls back to the previous table and setting."""
-    with Database.open(":memory:") as db:
+    with Database.open(":memory:", fts_tokenizer="unicode61") as db:
         db.run(UPSERT, ("areas/a.html", "sha256:a", "running", "areas"))
         with pytest.raises(StorageFailure):
             db.script(retokenize_fts_script("porter") + "SELECT * FROM nowhere;")

@@ -7,8 +7,10 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from memhtml.adapters.memory.tables import MemoryTables, VectorRecord
+from memhtml.domain.fulltext import TOKENIZERS
 from memhtml.domain.projection import FileProjection
 from memhtml.domain.vocabulary import TASK_TYPE
+from memhtml.ports.errors import StorageFailure
 from memhtml.ports.index_store import RowCounts
 from memhtml.ports.indexer import EMPTY_TREE_SHA, IndexState, VectorCoverage
 from memhtml.ports.vector_store import PendingChunk, StoredVector
@@ -123,6 +125,17 @@ class MemoryIndexStore:
             if row.content_hash in wanted and not row.archived and row.memory_type != TASK_TYPE:
                 holders.setdefault(row.content_hash, set()).add(path)
         return {key: frozenset(paths) for key, paths in holders.items()}
+
+    def fulltext_tokenizer(self) -> str:
+        """See ``IndexStore.fulltext_tokenizer``."""
+        return self._t.tokenizer
+
+    def retokenize(self, tokenizer: str) -> None:
+        """See ``IndexStore.retokenize``."""
+        if tokenizer not in TOKENIZERS:
+            raise StorageFailure("retokenize full-text index")
+        with self._t.transaction("retokenize full-text index"):
+            self._t.tokenizer = tokenizer
 
     def row_counts(self) -> RowCounts:
         """See ``IndexStore.row_counts``."""

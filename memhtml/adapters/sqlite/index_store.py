@@ -20,7 +20,7 @@ from memhtml.adapters.sqlite.projection_sql import (
     projection_writes,
     write_batches,
 )
-from memhtml.adapters.sqlite.schema import MEMORY_TABLES
+from memhtml.adapters.sqlite.schema import MEMORY_TABLES, retokenize_fts_script
 from memhtml.domain.projection import FileProjection
 from memhtml.ports.index_store import RowCounts
 from memhtml.ports.indexer import IndexState
@@ -160,6 +160,14 @@ class SqliteIndexStore:
             for content_hash, path in rows:
                 holders.setdefault(str(content_hash), set()).add(str(path))
         return {key: frozenset(paths) for key, paths in holders.items()}
+
+    def fulltext_tokenizer(self) -> str:
+        """See ``IndexStore.fulltext_tokenizer``."""
+        return self._db.fts_tokenizer()
+
+    def retokenize(self, tokenizer: str) -> None:
+        """See ``IndexStore.retokenize``: the FTS table and its triggers rebuilt in one step."""
+        self._db.script(retokenize_fts_script(tokenizer), operation="retokenize full-text index")
 
     def row_counts(self) -> RowCounts:
         """See ``IndexStore.row_counts``."""

@@ -93,7 +93,7 @@ FTS_TOKENIZERS: Final[dict[str, str]] = {
     "unicode61": "unicode61",
     "porter": "porter unicode61",
 }
-DEFAULT_FTS_TOKENIZER: Final = "unicode61"
+DEFAULT_FTS_TOKENIZER: Final = "porter"
 
 # Placeholders the migration runner fills in 0001_init.sql (see migrations.render_placeholders).
 FTS_TOKENIZER_PLACEHOLDER: Final = "FTS_TOKENIZER"

@@ -85,6 +85,7 @@ def indexer_over(
     parser: MemoryParser = parse_memory_lazily,
     parse: ParseSettings | None = None,
     embed_persist_slice: int | None = None,
+    fts_tokenizer: str | None = None,
 ) -> StoreIndexer:
     """The indexer over ``storage``'s ports and ``git`` (see ``StoreIndexer``)."""
     extra = {} if embed_persist_slice is None else {"embed_persist_slice": embed_persist_slice}
@@ -98,6 +99,7 @@ def indexer_over(
         embed_dim=embed_dim,
         embedder=embedder,
         parse=parse,
+        fts_tokenizer=fts_tokenizer,
         **extra,
     )
 
@@ -173,6 +175,7 @@ class Services:
             embed_watermark=watermark,
             embed_dim=dim,
             embedder=self.embedder,
+            fts_tokenizer=settings.fts_tokenizer,
         )
         self.retrieval = retrieval_over(
             self.storage,

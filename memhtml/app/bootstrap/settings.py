@@ -21,6 +21,9 @@ ENV_FTS_TOKENIZER: Final = "MEMHTML_FTS_TOKENIZER"
 ENV_GIT_NAME: Final = "MEMHTML_GIT_NAME"
 ENV_GIT_EMAIL: Final = "MEMHTML_GIT_EMAIL"
 DEFAULT_STORAGE: Final = "sqlite"
+DEFAULT_FTS_TOKENIZER: Final = "porter"
+"""Porter stemming: chosen by evaluation (issue 13); an index built with another tokenizer is
+retokenized by the next update."""
 
 
 @attrs.frozen(kw_only=True)
@@ -30,7 +33,8 @@ class Settings:
     Attributes:
         root: The memory repository's working tree.
         embed: Which embedder, and the coverage floor.
-        fts_tokenizer: ``unicode61`` or ``porter``; applied when the index is built.
+        fts_tokenizer: ``porter`` (default) or ``unicode61``; an index built with the other is
+            retokenized by the next update.
         git_name: Commit identity fallback name (git's own resolution comes first).
         git_email: Commit identity fallback email.
         storage: The storage backend's name in ``STORAGE_BACKENDS`` (``sqlite``; tests also
@@ -39,7 +43,7 @@ class Settings:
 
     root: Path
     embed: EmbedSettings
-    fts_tokenizer: str = "unicode61"
+    fts_tokenizer: str = DEFAULT_FTS_TOKENIZER
     git_name: str | None = None
     git_email: str | None = None
     storage: str = DEFAULT_STORAGE
@@ -77,7 +81,7 @@ def read_settings(root: str | Path, environ: Mapping[str, str] | None = None) ->
         InvalidInput: A variable holds a value it cannot take, naming the variable.
     """
     env = os.environ if environ is None else environ
-    tokenizer = env.get(ENV_FTS_TOKENIZER, "").strip() or "unicode61"
+    tokenizer = env.get(ENV_FTS_TOKENIZER, "").strip() or DEFAULT_FTS_TOKENIZER
     if tokenizer not in {"unicode61", "porter"}:
         raise InvalidInput(f"{ENV_FTS_TOKENIZER} must be unicode61 or porter")
     return Settings(

@@ -31,7 +31,7 @@ from memhtml.ports.indexer import (
     VectorCoverage,
 )
 from memhtml.ports.memory_parser import MemoryParser
-from memhtml.ports.progress import NO_PROGRESS, ProgressSink
+from memhtml.ports.progress import NO_PROGRESS, PHASE_RETOKENIZING, ProgressSink
 from memhtml.ports.vector_store import VectorStore
 
 # `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
@@ -60,6 +60,7 @@ class StoreIndexer:
         embedder: Embedder | None = None,
         embed_persist_slice: int = EMBED_PERSIST_SLICE,
         parse: ParseSettings | None = None,
+        fts_tokenizer: str | None = None,
     ) -> None:
         """Bind the index to a repository and a vector space.
 
@@ -77,6 +78,8 @@ class StoreIndexer:
             embed_persist_slice: Pending chunks embedded and stored per step (tests make it
                 small to force several slices).
             parse: How parsing spreads over processes; serial by default.
+            fts_tokenizer: The configured full-text tokenizer; an index built with another one
+                is retokenized by the next update or rebuild. ``None`` keeps whatever it has.
 
         Raises:
             ValueError: The embedder's space is not the configured one, or a size is below 1.
@@ -88,6 +91,7 @@ class StoreIndexer:
             embed_dim,
         ):
             raise ValueError("the embedder's vector space is not the configured one")
+        self._tokenizer = fts_tokenizer
         self._context = IndexContext(
             store=store,
             vectors=vectors,
@@ -119,7 +123,9 @@ class StoreIndexer:
             if held and not force:
                 because = BECAUSE_FLAG if not embed else BECAUSE_NO_EMBEDDER
                 raise RebuildNoEmbedRefused(held, context.model, because)
-        return run_rebuild(context, embed=writes_vectors, progress=progress)
+        retokenized = self._align_tokenizer(progress)
+        report = run_rebuild(context, embed=writes_vectors, progress=progress)
+        return attrs.evolve(report, retokenized=retokenized)
 
     def update(
         self,
@@ -130,6 +136,7 @@ class StoreIndexer:
     ) -> UpdateReport:
         """See ``Indexer.update``."""
         context = self._context
+        retokenized = self._align_tokenizer(progress)
         state = context.store.index_state()
         if state is None:
             # Never indexed: any vectors present belong to no recorded space, and the stash
@@ -144,11 +151,14 @@ class StoreIndexer:
                 embeddings_written=rebuilt.embeddings_written,
                 skipped=rebuilt.skipped,
                 model_failure=rebuilt.model_failure,
+                retokenized=retokenized,
             )
         if state.head_sha is None:
             raise IndexStale(STALE_REASON)
         self._check_space(state)
         report, chunk_ids = run_update(context, state, progress, known=known)
+        if retokenized is not None:
+            report = attrs.evolve(report, retokenized=retokenized, unchanged=False)
         if not (embed and context.embedder is not None and chunk_ids):
             return report
         outcome = embed_pending(
@@ -213,6 +223,24 @@ class StoreIndexer:
     def index_state(self) -> IndexState | None:
         """See ``Indexer.index_state``."""
         return self._context.store.index_state()
+
+    def _align_tokenizer(self, progress: ProgressSink) -> str | None:
+        """Retokenize when the index was built with another tokenizer than the configured one.
+
+        FTS only, one step: rows, chunks and vectors stay. Returns the tokenizer adopted, or
+        ``None`` when nothing changed.
+        """
+        wanted = self._tokenizer
+        store = self._context.store
+        if wanted is None or store.fulltext_tokenizer() == wanted:
+            return None
+        progress.start(PHASE_RETOKENIZING, 1)
+        try:
+            store.retokenize(wanted)
+            progress.advance()
+        finally:
+            progress.finish()
+        return wanted
 
     def _check_space(self, state: IndexState | None) -> None:
         """Refuse to write into a store whose recorded vector space is another one."""

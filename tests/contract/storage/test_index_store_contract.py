@@ -195,3 +195,24 @@ def test_coverage_of_an_empty_index_is_whole(storage: Storage) -> None:
     """No chunks: coverage 1.0, so an empty store is not degraded."""
     coverage = storage.vectors.vector_coverage(MODEL)
     assert (0, 0, 1.0) == (coverage.chunks, coverage.embeddings, coverage.coverage)
+
+
+def test_retokenizing_changes_matching_and_keeps_rows_and_vectors(storage: Storage) -> None:
+    """Rebuilt under porter, "running" finds "runs"; the rows and the vectors stay."""
+    from memhtml.domain.fts_query import LexicalQuery
+    from memhtml.domain.scope import SearchScope
+
+    write(storage, [Memory(path=A, claim="The exporter runs nightly.")])
+    embed_all(storage)
+    query = LexicalQuery(terms=("running",))
+    before = storage.ranks.holds_every_term(query, SearchScope())
+    recorded = storage.index.fulltext_tokenizer()
+    storage.index.retokenize("porter")
+    after = storage.ranks.holds_every_term(query, SearchScope())
+    assert (False, True) == (before, after)
+    assert ("porter", 1, RowCounts(files=1, chunks=1, edges=0)) == (
+        storage.index.fulltext_tokenizer(),
+        storage.vectors.count_vectors(MODEL),
+        storage.index.row_counts(),
+    )
+    assert recorded == "unicode61"

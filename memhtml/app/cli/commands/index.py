@@ -29,6 +29,7 @@ REBUILD_KEYS: Final = (
     "embeddingsWritten",
     "embeddingsPreserved",
     "skipped",
+    "retokenized",
 )
 UPDATE_KEYS: Final = (
     "headSha",
@@ -40,6 +41,7 @@ UPDATE_KEYS: Final = (
     "dirty",
     "embeddingsWritten",
     "skipped",
+    "retokenized",
 )
 EMBED_KEYS: Final = ("headSha", "chunks", "embeddings", "embeddingsWritten", "embeddingsRemaining")
 STATUS_KEYS: Final = (

@@ -1,0 +1,182 @@
+"""Ranking levers on LoCoMo, one at a time, against one baseline, with paired bootstraps.
+
+The stores are built once per run (one per conversation, through the real write path and
+indexer) and every variant searches the same stores, so a lever's effect is the ranking's
+alone. Per question it records turn R@5/R@10/MRR and session R@5/MRR; each variant is compared
+with the first by a paired bootstrap over questions (95 %, seeded). Index-time levers (the
+tokenizer) are separate runs: ``--tokenizer porter``.
+
+    .venv/bin/python -m bench.locomo_levers --mode hybrid --out bench/results/levers.json
+    .venv/bin/python -m bench.locomo_levers --variants baseline,no-priors --conversations 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from bench.machine import machine_line
+from memhtml.app.bootstrap import Services, Settings, build_embedder, fixed_clock
+from memhtml.app.bootstrap.config import EmbedSettings
+from memhtml.app.eval.locomo.conversion import convert
+from memhtml.app.eval.locomo.data_path import resolve_data_path
+from memhtml.app.eval.locomo.dataset import load_dataset
+from memhtml.app.eval.locomo.queries import build_queries
+from memhtml.app.eval.locomo.runner import CLOCK_AFTER_LAST_SESSION, score_query
+from memhtml.app.store import Store
+from memhtml.domain.paired_bootstrap import paired_bootstrap
+from memhtml.ports.embedder import EmbeddingModel
+from memhtml.ports.retrieval import RankingOptions, SearchRequest
+
+METRICS: Final = (
+    ("turn R@5", "turn", "recall5"),
+    ("turn R@10", "turn", "recall10"),
+    ("turn MRR", "turn", "mrr"),
+    ("session R@5", "session", "recall5"),
+    ("session MRR", "session", "mrr"),
+)
+VARIANTS: Final[Mapping[str, Mapping[str, Any]]] = {
+    "baseline": {},
+    "no-priors": {"arms": ("fts", "vector")},
+    "gated": {"gate_priors": True},
+    "evidence-first": {"evidence_first": True},
+    "evidence-first+floor0.3": {"evidence_first": True, "vector_floor": 0.3},
+    "floor0.3": {"vector_floor": 0.3},
+    "mmr-off": {"mmr_lambda": 1.0},
+    "mmr-fused": {"mmr_relevance": "fused"},
+    "mmr-fused-0.7": {"mmr_relevance": "fused", "mmr_lambda": 0.7},
+    "mmr-text": {"mmr_text": True},
+    "priors-0.1": {"weights": (("recency", 0.1), ("salience", 0.1))},
+    "priors-0.1-gated": {"weights": (("recency", 0.1), ("salience", 0.1)), "gate_priors": True},
+}
+
+
+def build_stores(
+    data: str | None,
+    workdir: Path,
+    *,
+    conversations: int | None,
+    tokenizer: str,
+    embedder: EmbeddingModel | None,
+) -> list[tuple[Store, Any, Any]]:
+    """One store per conversation: (store, its queries, its path → item map)."""
+    dataset = load_dataset(resolve_data_path(data))
+    chosen = dataset.conversations[: conversations or None]
+    stores = []
+    for conversation in chosen:
+        converted = convert(conversation, "turn")
+        settings = Settings(
+            root=workdir / conversation.sample_id,
+            embed=EmbedSettings(backend="local" if embedder else "off"),
+            fts_tokenizer=tokenizer,
+        )
+        clock = fixed_clock(conversation.last_session_at + CLOCK_AFTER_LAST_SESSION)
+        store = Store(Services(settings, clock=clock, embedder=embedder or False))
+        store.initialize(databases_created=True)
+        store.apply(converted.ops, embed=False)
+        store.index_rebuild(embed=embedder is not None)
+        stores.append((store, build_queries(conversation), converted.by_path()))
+    return stores
+
+
+def run_variant(
+    stores: Sequence[tuple[Store, Any, Any]], options: RankingOptions, limit: int = 10
+) -> list[dict[str, Any]]:
+    """Per question: its ids and the five scores."""
+    rows = []
+    for store, query_set, by_path in stores:
+        for query in query_set.queries:
+            answer = store.search(SearchRequest(query=query.question, limit=limit, options=options))
+            outcome = score_query(query, [hit.path for hit in answer.hits], by_path, 0.0)
+            row: dict[str, Any] = {"qa": query.qa_index, "category": query.category}
+            for name, level, field in METRICS:
+                scores = outcome.turn if level == "turn" else outcome.session
+                row[name] = getattr(scores, field) if scores is not None else 0.0
+            rows.append(row)
+    return rows
+
+
+def compare(baseline: list[dict[str, Any]], variant: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per metric: the variant's mean and its paired bootstrap against the baseline."""
+    report: dict[str, Any] = {}
+    for name, _, _ in METRICS:
+        base = [row[name] for row in baseline]
+        ours = [row[name] for row in variant]
+        interval = paired_bootstrap(base, ours)
+        report[name] = {
+            "mean": sum(ours) / len(ours),
+            "delta": interval.mean,
+            "low": interval.low,
+            "high": interval.high,
+            "supported": interval.excludes_zero,
+        }
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Build the stores, run every variant, print the lever table and write the details."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data")
+    parser.add_argument("--mode", choices=("hybrid", "lexical"), default="hybrid")
+    parser.add_argument("--tokenizer", choices=("unicode61", "porter"), default="unicode61")
+    parser.add_argument("--conversations", type=int)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--set", action="append", default=[], help="name:json-kwargs variant")
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    chosen = {name: VARIANTS[name] for name in args.variants.split(",") if name}
+    for spec in args.set:
+        name, _, kwargs = spec.partition(":")
+        chosen[name] = json.loads(kwargs)
+    embedder = build_embedder(EmbedSettings(backend="local")) if args.mode == "hybrid" else None
+    started = time.perf_counter()
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="memhtml-levers-") as folder:
+        stores = build_stores(
+            args.data,
+            Path(folder),
+            conversations=args.conversations,
+            tokenizer=args.tokenizer,
+            embedder=embedder,
+        )
+        built = time.perf_counter() - started
+        rows = {}
+        for name, kwargs in chosen.items():
+            options = RankingOptions(**_tupled(kwargs))
+            rows[name] = run_variant(stores, options)
+        for store, _, _ in stores:
+            store.close()
+    first = next(iter(rows))
+    print(f"{machine_line()} · {args.mode} · {args.tokenizer} · built in {built:.0f} s")
+    header = "| variant | " + " | ".join(name for name, _, _ in METRICS) + " |"
+    print(header)
+    print("|---|" + "---:|" * len(METRICS))
+    for name, variant_rows in rows.items():
+        report = compare(rows[first], variant_rows)
+        results[name] = {"options": chosen[name], "metrics": report, "questions": variant_rows}
+        cells = []
+        for metric, _, _ in METRICS:
+            entry = report[metric]
+            mark = "*" if entry["supported"] else ""
+            cells.append(f"{entry['mean']:.3f} ({entry['delta']:+.3f}{mark})")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+
+def _tupled(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: tuple(tuple(v) if isinstance(v, list) else v for v in value)
+        if isinstance(value, list)
+        else value
+        for k, value in kwargs.items()
+    }
+
+
+if __name__ == "__main__":
+    main()
