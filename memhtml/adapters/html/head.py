@@ -124,7 +124,7 @@ def _read_title(scan: Scan, findings: Findings) -> str:
     titles = [node for node in scan.nodes if node.name == "title"]
     if len(titles) != 1:
         findings.violation("title-count", f"{len(titles)} <title> elements; exactly one needed")
-    title = collapse_whitespace(titles[0].element.text or "") if titles else ""
+    title = collapse_whitespace(titles[0].text) if titles else ""
     if titles and not title:
         findings.violation("title-empty", "<title> has no text", titles[0].index)
     return title
@@ -135,9 +135,9 @@ def _memhtml_metas(scan: Scan) -> list[tuple[int, str, str]]:
     found = []
     for node in scan.nodes:
         if node.name == "meta" and node.in_head:
-            name = node.element.get("name")
+            name = node.attrs.get("name")
             if name is not None and name.startswith(m.META_PREFIX):
-                content = node.element.get("content") or ""
+                content = node.attrs.get("content") or ""
                 found.append((node.index, name, content.strip(ASCII_WHITESPACE)))
     return found
 
@@ -204,7 +204,7 @@ def _read_links(scan: Scan, findings: Findings) -> tuple[Link, ...]:
     for node in scan.nodes:
         if node.name != "link" or not node.in_head:
             continue
-        token = (node.element.get("rel") or "").strip(ASCII_WHITESPACE)
+        token = (node.attrs.get("rel") or "").strip(ASCII_WHITESPACE)
         if not token.startswith(m.META_PREFIX):
             continue
         rel = token_to_rel(token)
@@ -212,7 +212,7 @@ def _read_links(scan: Scan, findings: Findings) -> tuple[Link, ...]:
             findings.violation(
                 "link-rel", f"link rel {quoted(token)} is not a relation", node.index
             )
-        href = node.element.get("href")
+        href = node.attrs.get("href")
         target = None if href is None else link_target_of(href.strip(ASCII_WHITESPACE))
         if target is None:
             findings.violation(

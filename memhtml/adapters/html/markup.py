@@ -39,7 +39,7 @@ def check_markup(scan: Scan, findings: Findings) -> None:
             # One warning per element name: a file of 10,000 <foo>s needs telling once.
             warned.add(node.name)
             findings.warning(*warning)
-        for position, key in enumerate(node.element.attrib):
+        for position, key in enumerate(node.attrs):
             attribute = key.rpartition("}")[2].lower()
             where = (node.index, position)
             if attribute in FORBIDDEN_ATTRIBUTES:
@@ -48,7 +48,7 @@ def check_markup(scan: Scan, findings: Findings) -> None:
             elif attribute.startswith(EVENT_HANDLER_PREFIX):
                 detail = f"event handler {quoted(attribute)} on <{node.name}> is forbidden"
                 findings.violation("event-handler", detail, *where)
-        if node.name == "time" and not is_valid_datetime(node.element.get("datetime") or ""):
+        if node.name == "time" and not is_valid_datetime(node.attrs.get("datetime") or ""):
             findings.violation("time-datetime", "<time> needs a valid datetime", node.index)
 
 

@@ -10,8 +10,7 @@ from memhtml.adapters.html.article import read_article
 from memhtml.adapters.html.constraints import Findings
 from memhtml.adapters.html.head import read_head
 from memhtml.adapters.html.markup import check_markup
-from memhtml.adapters.html.scan import Scan
-from memhtml.adapters.html.tree import decode_memory, parse_tree
+from memhtml.adapters.html.tree import decode_memory, parse_tree, scan_tree
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import (
     CONCEPT_ENTITY_TYPE,
@@ -38,7 +37,7 @@ def parse_memory(data: bytes | str) -> MemoryDoc:
         InvalidMemory: with every violation in FORMAT.md §10 table order, and the warnings;
             also for bytes that are not UTF-8 or input over the size and nesting caps.
     """
-    scan = Scan(parse_tree(decode_memory(data)))
+    scan = scan_tree(parse_tree(decode_memory(data)))
     findings = Findings()
     fields = read_head(scan, findings)
     check_markup(scan, findings)

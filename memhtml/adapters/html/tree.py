@@ -17,6 +17,7 @@ from xml.etree.ElementTree import Element
 import html5lib
 from html5lib._tokenizer import HTMLTokenizer
 
+from memhtml.adapters.html.scan import Scan, ScanBuilder
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 
@@ -37,6 +38,13 @@ _NAMESPACE_PREFIXES: Final = {
     "http://www.w3.org/1999/xhtml": "",
     "http://www.w3.org/2000/svg": "svg:",
     "http://www.w3.org/1998/Math/MathML": "math:",
+}
+# Foreign attributes keep the prefix they are written with (``xlink:href``), as lexbor reports
+# them, so a finding's detail does not depend on which parser built the tree.
+_ATTRIBUTE_PREFIXES: Final = {
+    "http://www.w3.org/1999/xlink": "xlink:",
+    "http://www.w3.org/XML/1998/namespace": "xml:",
+    "http://www.w3.org/2000/xmlns/": "xmlns:",
 }
 
 
@@ -188,3 +196,43 @@ def element_name(element: Element) -> str | None:
         return tag
     namespace, _, local = tag[1:].partition("}")
     return _NAMESPACE_PREFIXES.get(namespace, "") + local
+
+
+def scan_tree(root: Element) -> Scan:
+    """Report html5lib's tree to a ``ScanBuilder``, iteratively (no depth reaches recursion)."""
+    builder = ScanBuilder()
+    # What is still to do, last first: an element to open, a text run, or None to close one.
+    stack: list[Element | str | None] = [root]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            builder.end()
+        elif isinstance(item, str):
+            builder.text(item)
+        else:
+            name = element_name(item)
+            if name is None:
+                continue
+            builder.start(name, _attributes(item))
+            stack.append(None)
+            for child in reversed(item):
+                if child.tail:
+                    stack.append(child.tail)
+                stack.append(child)
+            if item.text:
+                stack.append(item.text)
+    return builder.finish()
+
+
+def _attributes(element: Element) -> dict[str, str]:
+    attrib = element.attrib
+    if not any(key.startswith("{") for key in attrib):
+        return attrib
+    named: dict[str, str] = {}
+    for key, value in attrib.items():
+        if key.startswith("{"):
+            namespace, _, local = key[1:].partition("}")
+            prefix = _ATTRIBUTE_PREFIXES.get(namespace, "")
+            key = local if prefix + local == "xmlns:xmlns" else prefix + local
+        named.setdefault(key, value)
+    return named
