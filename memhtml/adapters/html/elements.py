@@ -25,3 +25,24 @@ VOID_ELEMENTS: Final = frozenset({"meta", "link"})
 # The HTML parser's "formatting elements" within the vocabulary: the parser re-opens them
 # after misnested markup, which is where tree building can cost more than the input's length.
 FORMATTING_ELEMENTS: Final = frozenset({"a", "code", "em", "strong"})
+
+# Attributes any element may carry: none of them fetches, runs or styles anything.
+GLOBAL_ATTRIBUTES: Final = frozenset({"id", "lang", "dir", "title"})
+# The attributes FORMAT.md names for each element, plus the inert structural ones of tables,
+# lists and disclosure widgets. Anything else on an element is refused.
+ELEMENT_ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
+    "meta": frozenset({"name", "content", "charset"}),
+    "link": frozenset({"rel", "href"}),
+    "time": frozenset({"datetime"}),
+    "data": frozenset({"value"}),
+    "q": frozenset({"cite"}),
+    "code": frozenset({"data-lang"}),
+    "a": frozenset({"href"}),
+    "details": frozenset({"open"}),
+    "td": frozenset({"colspan", "rowspan", "headers"}),
+    "th": frozenset({"colspan", "rowspan", "headers", "scope", "abbr"}),
+    "ol": frozenset({"start", "reversed", "type"}),
+    "li": frozenset({"value"}),
+}
+# Attributes holding a URL a reader's client may follow: their scheme is checked.
+URL_ATTRIBUTES: Final = frozenset({"href", "cite"})

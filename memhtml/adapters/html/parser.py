@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from memhtml.adapters.html.article import read_article
 from memhtml.adapters.html.constraints import Findings
+from memhtml.adapters.html.field_checks import check_field_controls
 from memhtml.adapters.html.head import read_head
 from memhtml.adapters.html.markup import check_markup
 from memhtml.adapters.html.routing import scan_text, scan_text_reference
@@ -62,11 +63,12 @@ def memory_from_scan(scan: Scan) -> MemoryDoc:
     fields = read_head(scan, findings)
     check_markup(scan, findings)
     fields.update(read_article(scan, findings))
+    concepts = (EntityRef(CONCEPT_ENTITY_TYPE, term) for term in fields.get("defined_terms", ()))
+    langs = (EntityRef(LANG_ENTITY_TYPE, lang) for lang in fields.get("code_langs", ()))
+    fields["entities"] = tuple(dict.fromkeys((*fields["entities"], *concepts, *langs)))
+    check_field_controls(fields, findings)
     if findings.has_violations:
         raise InvalidMemory(findings.violations(), findings.warnings())
-    concepts = (EntityRef(CONCEPT_ENTITY_TYPE, term) for term in fields["defined_terms"])
-    langs = (EntityRef(LANG_ENTITY_TYPE, lang) for lang in fields["code_langs"])
-    fields["entities"] = tuple(dict.fromkeys((*fields["entities"], *concepts, *langs)))
     fields["fts_text"] = fts_text_of(fields["title"], fields["gist"], fields["body_text"])
     fields["disclosure_text"] = disclosure_text_of(
         fields["gist"], fields["summary_texts"], fields["facets"], fields["citations"]
