@@ -452,7 +452,9 @@ parser_mutations = st.sampled_from(
 )
 parser_encodings = st.sampled_from(["text", "utf-8", "bom", "latin-1", "cut", "pad"])
 
-# Tokens of the element vocabulary only, nested or not: the soup lexbor may meet.
+# Tokens of the element vocabulary only, nested or not: the soup lexbor may meet. Table
+# elements are left out: content foster-parented out of a table is built differently by the
+# two parsers (each against the standard somewhere), and the pre-scan keeps it from lexbor.
 parser_vocabulary_tokens = st.lists(
     st.one_of(
         st.sampled_from(
@@ -469,12 +471,6 @@ parser_vocabulary_tokens = st.lists(
                 "strong",
                 "code",
                 "pre",
-                "table",
-                "tr",
-                "td",
-                "th",
-                "tbody",
-                "caption",
                 "div",
                 "span",
                 "figure",
@@ -493,6 +489,31 @@ parser_vocabulary_tokens = st.lists(
         ),
         st.sampled_from([" ", "\n", "x", "y z", "&amp;", "&nbsp;", "&lt;b&gt;", "\u00a0"]),
         st.sampled_from(['<data value="3">', '<code data-lang="py">', '<time datetime="2026">']),
+        # Tags the body ignores or merges, line breaks the input stream rewrites, and
+        # references with and without their semicolon.
+        st.sampled_from(
+            [
+                *("<head>", "</head>", "<html lang=x>", "<body>", "</body>", "</html>"),
+                *("<title>t", "\r\n", "\r", "\t", "&", "&amp", "&notin;", "&#x0;"),
+                *("&#128;", "<!---->"),
+            ]
+        ),
     ),
     max_size=30,
 ).map("".join)
+
+# Strictly nested trees of vocabulary elements in any arrangement (tables anywhere, lists in
+# captions, formatting inside blocks): well-formed markup whose meaning can still surprise a
+# parser, which is exactly what the pre-scan lets through to lexbor.
+_PARSER_TREE_NAMES = (
+    *("p", "li", "ul", "ol", "dl", "dt", "dd", "a", "em", "strong", "code", "pre", "div"),
+    *("span", "figure", "figcaption", "details", "summary", "aside", "section", "mark"),
+    *("table", "caption", "thead", "tbody", "tr", "td", "th", "title", "address", "q"),
+)
+parser_nested_markup = st.recursive(
+    st.sampled_from(["", "x", " ", "\n", "a b", "&amp;", "<meta name=a>", "<link rel=b>"]),
+    lambda inner: st.tuples(st.sampled_from(_PARSER_TREE_NAMES), st.lists(inner, max_size=3)).map(
+        lambda pair: f"<{pair[0]}>{''.join(pair[1])}</{pair[0]}>"
+    ),
+    max_leaves=12,
+)

@@ -48,6 +48,14 @@ _TOKEN: Final = re.compile(
     r"|([/!?A-Za-z]))"
 )
 _ATTRIBUTE_NAME: Final = re.compile(rf"[{_WS}]++[^{_WS}/>=\"'<]")
+# What may stand directly inside each table element without being foster-parented out of it.
+# Fostered content is where the two parsers' table modes have differed, and no memory needs it.
+_TABLE_CHILDREN: Final = {
+    "table": frozenset({"caption", "thead", "tbody", "tr", "td", "th"}),
+    "thead": frozenset({"tr", "td", "th"}),
+    "tbody": frozenset({"tr", "td", "th"}),
+    "tr": frozenset({"td", "th"}),
+}
 
 
 def is_plain(text: str) -> bool:
@@ -60,8 +68,17 @@ def is_plain(text: str) -> bool:
     # <title> holds text, not markup: the token after its start tag must be its end tag, so
     # a title holding `<` followed by a letter is left to the reference parser.
     in_title = False
+    end = 0
     for token in _TOKEN.finditer(text):
         closing, name, attributes, self_closing, odd = token.groups()
+        start, end, previous_end = token.start(), token.end(), end
+        if open_elements and open_elements[-1] in _TABLE_CHILDREN:
+            # Text or a stray element directly in a table would be foster-parented.
+            if text[previous_end:start].strip(_WS):
+                return False
+            allowed = _TABLE_CHILDREN[open_elements[-1]]
+            if name is not None and not closing and name.lower() not in allowed:
+                return False
         if name is None:
             if odd is not None:
                 return False
