@@ -10,13 +10,16 @@ Run from the project root: ``.venv/bin/python bench/bench_parse.py [--runs N] [-
 - a batch of N distinct rendered memories parsed serially by each path, best of three rounds;
 - with ``--apply``, an in-process ``apply`` of 500 write ops into a fresh lexical store.
 
-Candidates are timed in rotation inside one loop, so a noisy neighbour slows them alike.
+Per file, candidates are timed in rotation inside one loop, so a noisy neighbour slows them
+alike and caches are as cold as between a real write's other work, then each on its own, warm;
+every call runs with the cyclic garbage collector paused, as ``timeit`` times.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import statistics
 import subprocess
@@ -118,17 +121,39 @@ def tree_builders() -> dict[str, Callable[[str], object]]:
     return builders
 
 
-def interleaved_ms(actions: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
-    """Median ms of each action over ``runs`` rounds, every round running each once in turn."""
-    samples: dict[str, list[float]] = {name: [] for name in actions}
+def timed(action: Callable[[], object]) -> float:
+    """Seconds one call takes with the cyclic collector paused, as ``timeit`` does: html5lib's
+    garbage would otherwise be collected in whichever candidate happens to run next."""
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        action()
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def medians_ms(
+    actions: dict[str, Callable[[], object]], runs: int
+) -> dict[str, tuple[float, float]]:
+    """Per action, the median ms interleaved (each round runs every action once, so caches are
+    as cold as in a real write or rebuild, where other work runs between parses) and back to
+    back (``runs`` calls in a row: warm caches, the best case)."""
+    interleaved: dict[str, list[float]] = {name: [] for name in actions}
     for action in actions.values():
         action()
     for _ in range(runs):
         for name, action in actions.items():
-            start = time.perf_counter()
-            action()
-            samples[name].append(time.perf_counter() - start)
-    return {name: statistics.median(times) * 1000 for name, times in samples.items()}
+            interleaved[name].append(timed(action))
+        gc.collect()
+    in_a_row = {name: [timed(action) for _ in range(runs)] for name, action in actions.items()}
+    return {
+        name: (
+            statistics.median(interleaved[name]) * 1000,
+            statistics.median(in_a_row[name]) * 1000,
+        )
+        for name in actions
+    }
 
 
 def per_file(
@@ -142,12 +167,12 @@ def per_file(
         "parse_memory_reference": lambda: parse_memory_reference(data),
         **{name: functools.partial(build, html) for name, build in builders.items()},
     }
-    medians = interleaved_ms(actions, runs)
-    print(f"{label} memory ({len(data):,} bytes, {runs} runs, median ms):")
-    for name, ms in medians.items():
-        print(f"  {name:<24} {ms:8.3f}")
-    ratio = medians["parse_memory_reference"] / medians["parse_memory (fast)"]
-    print(f"  reference / fast: {ratio:.1f}x")
+    medians = medians_ms(actions, runs)
+    print(f"{label} memory ({len(data):,} bytes, {runs} runs, median ms interleaved | in a row):")
+    for name, (cold, warm) in medians.items():
+        print(f"  {name:<24} {cold:8.3f} | {warm:8.3f}")
+    reference, fast = medians["parse_memory_reference"], medians["parse_memory (fast)"]
+    print(f"  reference / fast: {reference[0] / fast[0]:.1f}x | {reference[1] / fast[1]:.1f}x")
 
 
 def _build_all(build: Callable[[str], object], texts: list[str]) -> list[object]:
@@ -166,9 +191,7 @@ def per_batch(count: int, builders: dict[str, Callable[[str], object]]) -> None:
     samples: dict[str, list[float]] = {name: [] for name in actions}
     for _ in range(3):
         for name, action in actions.items():
-            start = time.perf_counter()
-            action()
-            samples[name].append(time.perf_counter() - start)
+            samples[name].append(timed(action))
     size = sum(map(len, files)) / len(files)
     print(f"batch of {count:,} files (mean {size:,.0f} bytes), serial, best of 3, ms:")
     for name, times in samples.items():

@@ -28,6 +28,7 @@ _NON_ELEMENT_MARK: Final = "-"
 def scan_lexbor(text: str) -> Scan | None:
     """The scan of ``text`` parsed by lexbor, or None when html5lib must decide instead."""
     builder = ScanBuilder()
+    start, add_text, end = builder.start, builder.text, builder.end
     opened: list[LexborNode] = []
     count = 0
     node = LexborHTMLParser(text).root
@@ -35,7 +36,7 @@ def scan_lexbor(text: str) -> Scan | None:
         return None
     while True:
         if node is None:
-            builder.end()
+            end()
             closed = opened.pop()
             if not opened:
                 break
@@ -43,7 +44,7 @@ def scan_lexbor(text: str) -> Scan | None:
             continue
         tag = node.tag
         if tag == _TEXT:
-            builder.text(node.text_content or "")
+            add_text(node.text_content or "")
             node = node.next
         elif tag is None or tag.startswith(_NON_ELEMENT_MARK):
             node = node.next
@@ -51,14 +52,13 @@ def scan_lexbor(text: str) -> Scan | None:
             count += 1
             if tag not in KNOWN_ELEMENTS or count > MAX_ELEMENTS:
                 return None
-            builder.start(tag, _attributes(node))
+            attributes = node.attributes
+            # lexbor reports an attribute written without a value as None; html5lib as "".
+            if attributes and None in attributes.values():
+                attributes = {name: value or "" for name, value in attributes.items()}
+            start(tag, attributes)  # type: ignore[arg-type]  # no None value is left
             opened.append(node)
             if len(opened) > MAX_NESTING_DEPTH:
                 return None
             node = node.first_child
     return builder.finish()
-
-
-def _attributes(node: LexborNode) -> dict[str, str]:
-    # lexbor reports an attribute written without a value as None; html5lib as "".
-    return {name: value or "" for name, value in node.attributes.items()}

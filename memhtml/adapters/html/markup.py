@@ -71,7 +71,15 @@ def _element_problem(node: Node) -> tuple[str, str] | None:
     return None
 
 
+# Per element, every attribute it may carry; a node whose attributes all fall in its set and
+# include no URL needs no closer look (most metas, every plain <p>).
+_ALLOWED: Final = {name: names | GLOBAL_ATTRIBUTES for name, names in ELEMENT_ATTRIBUTES.items()}
+
+
 def _check_attributes(node: Node, findings: Findings) -> None:
+    keys = node.attrs.keys()
+    if keys <= _ALLOWED.get(node.name, GLOBAL_ATTRIBUTES) and keys.isdisjoint(URL_ATTRIBUTES):
+        return
     allowed = ELEMENT_ATTRIBUTES.get(node.name, _NO_ATTRIBUTES)
     for position, (key, value) in enumerate(node.attrs.items()):
         attribute = key.lower()
