@@ -290,3 +290,23 @@ def test_strictly_nested_vocabulary_parses_alike(markup: str) -> None:
     assert_same(text)
     if is_plain(text):
         assert outcome(parse_memory_reference, text) == _lexbor_outcome(text)
+
+
+REOPENING = "".join(f"<p><a href=/{i}>x</p>" for i in range(3000))
+SMUGGLED = {
+    "markup hidden from a title by a comment": f"<title><!--</title>{REOPENING}--></title>",
+    "a title holding a tag": f"<title>a<b>{REOPENING}</title>",
+    "a comment closed by --!>": f"<!-- a --!>{REOPENING}-->",
+    "an abrupt comment": f"<!-->{REOPENING}-->",
+    "a bogus comment": f"<?x>{REOPENING}",
+    "an unquoted value holding <": f"<p title=a<b>{REOPENING}</p>",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SMUGGLED))
+def test_markup_the_pre_scan_could_misread_never_reaches_lexbor(case: str) -> None:
+    """Where a tag could hide from the pre-scan, the file is not plain, so lexbor never builds
+    the re-opening soup behind it (which costs it seconds), and both entry points agree."""
+    text = HEAD + SMUGGLED[case] + TAIL
+    assert not is_plain(text)
+    assert_same(text)

@@ -65,13 +65,15 @@ def is_plain(text: str) -> bool:
         return False
     open_elements: list[str] = []
     formatting = 0
-    # <title> holds text, not markup: the token after its start tag must be its end tag, so
-    # a title holding `<` followed by a letter is left to the reference parser.
+    # <title> holds text, not markup: the token after its start tag must be its end tag, so a
+    # title holding anything that reads as markup (a tag, `<!--`) goes to the reference parser.
     in_title = False
     end = 0
     for token in _TOKEN.finditer(text):
         closing, name, attributes, self_closing, odd = token.groups()
         start, end, previous_end = token.start(), token.end(), end
+        if in_title and not (closing and name is not None and name.lower() == "title"):
+            return False
         if open_elements and open_elements[-1] in _TABLE_CHILDREN:
             # Text or a stray element directly in a table would be foster-parented.
             if text[previous_end:start].strip(_WS):
@@ -90,7 +92,7 @@ def is_plain(text: str) -> bool:
             open_elements.pop()
             formatting -= name in FORMATTING_ELEMENTS
             in_title = False
-        elif in_title or name not in KNOWN_ELEMENTS:
+        elif name not in KNOWN_ELEMENTS:
             return False
         else:
             if attributes and _attribute_count(attributes) > PLAIN_MAX_ATTRIBUTES:
