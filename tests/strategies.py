@@ -385,3 +385,135 @@ write_session_links = st.lists(
     ),
     max_size=8,
 )
+
+# --- memory parser contract: hostile snippets, mutations, vocabulary soup ---
+# Plain data only, like the sections above; the contract suite renders and mutates files.
+
+# Markup a memory must never carry, and markup the two parsers could build differently.
+parser_hostile_snippets = st.sampled_from(
+    [
+        "<script>x()</script>",
+        "<style>p{}</style>",
+        '<iframe src="https://e.x/"></iframe>',
+        "<object data=x></object>",
+        "<embed src=x>",
+        '<form action="https://e.x/"><input name=q></form>',
+        '<meta http-equiv="refresh" content="0;url=https://e.x/">',
+        '<base href="https://e.x/">',
+        '<link rel="stylesheet" href="s.css">',
+        '<p class="c">x</p>',
+        '<p style="color:red">x</p>',
+        '<p onclick="x()">x</p>',
+        '<a href="javascript:alert(1)">x</a>',
+        '<a href="jav&#x61;script:alert(1)">x</a>',
+        '<a href="java\tscript:x">x</a>',
+        '<a href="JAVASCRIPT:x">x</a>',
+        '<a href=" data:text/html,x">x</a>',
+        '<a href="https://e.x/">ok</a>',
+        '<a href="mailto:a@e.x">ok</a>',
+        '<q cite="vbscript:x">q</q>',
+        '<img src="x" onerror="y">',
+        "<svg><script>x</script></svg>",
+        "<math><mi>x</mi><mark>m</mark></math>",
+        "<template><p><mark>t</mark></p></template>",
+        "<select><option>x<mark>y</mark></select>",
+        "<table><p>x</p><td>y</table>",
+        "<b><p>x</b></p>",
+        "<p><a href=/a>x<div>y</div>z</a></p>",
+        "<mark>second</mark>",
+        "<title>two</title>",
+        "<time>x</time>",
+        "<!-- comment -->",
+        "<!-->",
+        "<!-- a --!> b -->",
+        "<![CDATA[x]]>",
+        "<?php x ?>",
+        "<p>\x00</p>",
+        "&#0;&#x1b;&#128;",
+        "<pre>\n\nx</pre>",
+        "<textarea>\nx</textarea>",
+        "<plaintext>",
+        "</br>",
+        "</p>",
+        "<frameset>",
+        "\x1b[31m",
+        "<li>x",
+        "<dd>y",
+        "<div>",
+        "</div>",
+        "<details open><summary>s</summary>x</details>",
+        "<p title='a>b'>x</p>",
+        "<p a=1 a=2>x</p>",
+        "<P>upper</P>",
+    ]
+)
+parser_mutations = st.sampled_from(
+    ["drop", "duplicate", "swap", "inject", "unclose", "misnest", "uppercase"]
+)
+parser_encodings = st.sampled_from(["text", "utf-8", "bom", "latin-1", "cut", "pad"])
+
+# Tokens of the element vocabulary only, nested or not: the soup lexbor may meet. Table
+# elements are left out: content foster-parented out of a table is built differently by the
+# two parsers (each against the standard somewhere), and the pre-scan keeps it from lexbor.
+parser_vocabulary_tokens = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "p",
+                "li",
+                "ul",
+                "ol",
+                "dl",
+                "dt",
+                "dd",
+                "a",
+                "em",
+                "strong",
+                "code",
+                "pre",
+                "div",
+                "span",
+                "figure",
+                "figcaption",
+                "details",
+                "summary",
+                "aside",
+                "section",
+                "mark",
+                "time",
+            ]
+        ).flatmap(
+            lambda name: st.sampled_from(
+                [f"<{name}>", f"</{name}>", f'<{name} title="t">', f"<{name} id=x>"]
+            )
+        ),
+        st.sampled_from([" ", "\n", "x", "y z", "&amp;", "&nbsp;", "&lt;b&gt;", "\u00a0"]),
+        st.sampled_from(['<data value="3">', '<code data-lang="py">', '<time datetime="2026">']),
+        # Tags the body ignores or merges, line breaks the input stream rewrites, and
+        # references with and without their semicolon.
+        st.sampled_from(
+            [
+                *("<head>", "</head>", "<html lang=x>", "<body>", "</body>", "</html>"),
+                *("<title>t", "\r\n", "\r", "\t", "&", "&amp", "&notin;", "&#x0;"),
+                *("&#128;", "<!---->"),
+            ]
+        ),
+    ),
+    max_size=30,
+).map("".join)
+
+# Strictly nested trees of vocabulary elements in any arrangement (tables anywhere, lists in
+# captions, formatting inside blocks): well-formed markup whose meaning can still surprise a
+# parser, which is exactly what the pre-scan lets through to lexbor.
+_PARSER_TREE_NAMES = (
+    *("p", "li", "ul", "ol", "dl", "dt", "dd", "a", "em", "strong", "code", "pre", "div"),
+    *("span", "figure", "figcaption", "details", "summary", "aside", "section", "mark"),
+    *("table", "caption", "thead", "tbody", "tr", "td", "th", "title", "address", "q"),
+)
+parser_nested_markup = st.recursive(
+    st.sampled_from(["", "x", " ", "\n", "a b", "&amp;", "<meta name=a>", "<link rel=b>"]),
+    lambda inner: st.tuples(st.sampled_from(_PARSER_TREE_NAMES), st.lists(inner, max_size=3)).map(
+        lambda pair: f"<{pair[0]}>{''.join(pair[1])}</{pair[0]}>"
+    ),
+    max_leaves=12,
+)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from memhtml.domain.control_chars import strip_controls
 from memhtml.domain.model import collapse_whitespace
 from memhtml.domain.text import utf16_len, utf16_prefix
 
@@ -28,12 +29,14 @@ OP_BATCH: Final = "batch"
 
 
 def commit_subject_text(text: str) -> str:
-    """The subject text: whitespace collapsed, cut to 72 units with ``…``, never empty.
+    """The subject text: controls dropped, whitespace collapsed, cut to 72 units with ``…``,
+    never empty.
 
     The ceiling counts the text after the ``memhtml(<op>): `` prefix: the prefix is fixed per
     operation, and counting it would give a ``batch`` title less room than a ``link`` one.
+    Control characters are dropped because ``git log`` prints the subject raw to a terminal.
     """
-    collapsed = collapse_whitespace(text)
+    collapsed = collapse_whitespace(strip_controls(text))
     if not collapsed:
         return UNTITLED_SUBJECT
     if utf16_len(collapsed) <= SUBJECT_MAX_UNITS:
@@ -55,18 +58,19 @@ def commit_message(
     Args:
         op: The operation in parentheses (``write``, ``correct``, ``batch``…).
         subject: The free text after the prefix; normalised by :func:`commit_subject_text`.
-        body: A paragraph after the subject (a correction's reason); blank is absent.
+        body: A paragraph after the subject (a correction's reason); blank is absent;
+            control characters are dropped, as from the subject and the trailers.
         session_id: Becomes ``Memhtml-Session: <id>`` (whitespace collapsed; blank is absent).
         prompt_id: Becomes ``Memhtml-Prompt: <id>``.
     """
     blocks = [f"memhtml({op}): {commit_subject_text(subject)}"]
-    if body is not None and body.strip():
-        blocks.append(body.strip())
+    if body is not None and (kept := strip_controls(body).strip()):
+        blocks.append(kept)
     trailers = [
         f"{name}: {value}"
         for name, raw in ((SESSION_TRAILER, session_id), (PROMPT_TRAILER, prompt_id))
         # A newline inside a trailer value would end the trailer block early.
-        if raw is not None and (value := collapse_whitespace(raw))
+        if raw is not None and (value := collapse_whitespace(strip_controls(raw)))
     ]
     if trailers:
         blocks.append("\n".join(trailers))

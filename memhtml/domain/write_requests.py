@@ -11,6 +11,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.domain.control_chars import first_refused_control
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.model import Link, RenderInputs
 from memhtml.domain.user_instants import normalize_user_instant
@@ -68,7 +69,7 @@ def checked(request: WriteRequest) -> WriteRequest:
     Raises:
         InvalidInput: a type outside the nine writable ones (``arc`` included); no claim,
             body or article, or an article beside a claim, body or event time; a malformed
-            instant.
+            instant; a control character in the title, the claim, a tag or an entity.
     """
     if request.memory_type == ARC_TYPE:
         raise InvalidInput("type arc is written by sleep only; choose another type")
@@ -83,11 +84,34 @@ def checked(request: WriteRequest) -> WriteRequest:
             raise InvalidInput("an event time is appended to a claim only, not to article_html")
     elif request.claim is None and not request.body:
         raise InvalidInput("give a claim, a body or article_html")
+    _refuse_controls(request)
     return attrs.evolve(
         request,
         event_at=_instant(request.event_at, "event_at"),
         valid_from=_instant(request.valid_from, "valid_from"),
     )
+
+
+def _refuse_controls(request: WriteRequest) -> None:
+    """Terminal escapes in printed and committed fields (issue 14); the parser refuses the
+    same characters in a file, so a write and a file from git agree."""
+    claim = request.claim
+    if claim is None and request.article_html is None:
+        claim = split_claim(request.body)[0]
+    fields = {
+        "title": (request.title,),
+        "claim": (claim or "",),
+        "tag": request.tags,
+        "entity": request.entities,
+    }
+    for field, values in fields.items():
+        for value in values:
+            found = first_refused_control(value)
+            if found is not None:
+                raise InvalidInput(
+                    f"{field} holds control character {found}; terminal escapes and other "
+                    "controls are refused (tab, newline and carriage return are fine)"
+                )
 
 
 def _instant(value: str | None, label: str) -> str | None:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.html import tree
-from memhtml.adapters.html.parser import parse_memory
+from memhtml.adapters.html import html5lib_guard
+from memhtml.adapters.html.parser import parse_memory, parse_memory_reference
 from memhtml.adapters.html.tree import (
     MAX_ATTRIBUTES_PER_ELEMENT,
     MAX_ELEMENTS,
@@ -157,9 +157,11 @@ def test_a_failing_html5lib_surfaces_as_invalid_memory(monkeypatch: pytest.Monke
         raise ValueError("tokenizer bug")
 
     with monkeypatch.context() as patch:
-        patch.setattr(tree._GuardedTokenizer, "dataState", broken)
-        assert ["parse-failed"] == codes(SEMANTIC_EXAMPLE)
-    assert "semantic" == parse_memory(SEMANTIC_EXAMPLE).memory_type
+        patch.setattr(html5lib_guard._GuardedTokenizer, "dataState", broken)
+        with pytest.raises(InvalidMemory) as caught:
+            parse_memory_reference(SEMANTIC_EXAMPLE)
+        assert ["parse-failed"] == [finding.code for finding in caught.value.violations]
+    assert "semantic" == parse_memory_reference(SEMANTIC_EXAMPLE).memory_type
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])

@@ -149,19 +149,19 @@ def test_error_message_joins_codes_with_semicolons() -> None:
 def test_warnings_travel_with_violations() -> None:
     """An InvalidMemory still carries the warnings found in the same pass."""
     with pytest.raises(InvalidMemory) as caught:
-        parse_memory(page(body="<article><p>x</p><blink>y</blink></article>"))
-    assert ["unknown-element"] == [f.code for f in caught.value.warnings]
+        parse_memory(page(body="<article><p>x</p><div>y</div></article>"))
+    assert ["scoped-element"] == [f.code for f in caught.value.warnings]
 
 
 def test_warnings_in_table_order_deduplicated() -> None:
-    """Malformed metas first, then unknown elements per name, scoped elements, lang tokens."""
+    """Malformed metas first, then scoped elements per name, then lang tokens per value."""
     body = (
-        "<article><p><mark>x</mark></p><blink>1</blink><blink>2</blink><div>d</div>"
+        "<article><p><mark>x</mark></p><span>1</span><div>d</div><div>e</div>"
         '<figure><div>ok</div></figure><code data-lang="no way">c</code>'
         '<code data-lang="no way">c</code><code data-lang="-x">c</code></article>'
     )
     html = page(body=body, extra_head='<meta name="memhtml-confidence" content="1.5">')
-    expected = ["meta-malformed", "unknown-element", "scoped-element", "lang-token", "lang-token"]
+    expected = ["meta-malformed", "scoped-element", "scoped-element", "lang-token", "lang-token"]
     assert expected == warnings(html)
 
 
@@ -242,8 +242,8 @@ def test_repeatables_are_trimmed_deduplicated_and_blank_skipped() -> None:
 
 
 def test_non_memhtml_metas_and_links_are_ignored() -> None:
-    """Unprefixed names and rels are not ours; self-links are the caller's to drop."""
-    extra = '<meta name="description" content="x"><link rel="icon" href="x.png">'
+    """Unprefixed meta names are not ours; self-links are the caller's to drop."""
+    extra = '<meta name="description" content="x">'
     extra += '<link rel="memhtml-supports" href="/a.html?x#y">'
     extra += '<link rel="memhtml-supports" href="/a.html">'
     doc = parse_memory(page(extra_head=extra))

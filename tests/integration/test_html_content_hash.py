@@ -7,15 +7,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memhtml.adapters.html.content_hash import canonical_text, content_hash_of
-from memhtml.adapters.html.scan import Scan
-from memhtml.adapters.html.tree import parse_tree
+from memhtml.adapters.html.tree import parse_tree, scan_tree
 from memhtml.domain.errors import InvalidMemory
 from tests.integration.test_html_examples import SEMANTIC_EXAMPLE
 from tests.strategies import format_words
 
 
 def _canonical(html: str) -> str:
-    scan = Scan(parse_tree(html))
+    scan = scan_tree(parse_tree(html))
     assert scan.article is not None
     return canonical_text(scan, scan.article)
 

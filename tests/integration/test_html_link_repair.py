@@ -90,10 +90,10 @@ def test_an_absent_edge_leaves_the_text_unchanged(rel: str, target: str) -> None
 
 def test_retarget_rewrites_only_the_href_of_a_hand_written_link() -> None:
     """Other attributes, quoting style elsewhere and the element's place survive."""
-    hand = f"<link title='policy' REL=\"memhtml-supports\" HREF='/{SUPPORTS}#top' data-x=1>"
+    hand = f"<link title='policy' REL=\"memhtml-supports\" HREF='/{SUPPORTS}#top' id=x1>"
     html = SEMANTIC_EXAMPLE.replace(f'<link rel="memhtml-supports" href="/{SUPPORTS}">', hand)
     edited = retarget_link(html, "supports", SUPPORTS, ARCHIVED)
-    expected = f'<link title=\'policy\' REL="memhtml-supports" href="/{ARCHIVED}" data-x=1>'
+    expected = f'<link title=\'policy\' REL="memhtml-supports" href="/{ARCHIVED}" id=x1>'
     assert ([hand], [expected]) == changed_lines(html, edited)
     assert Link("supports", ARCHIVED) in parse_memory(edited).links
 

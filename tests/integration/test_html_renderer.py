@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.html.content_hash import content_hash_of
-from memhtml.adapters.html.parser import parse_memory
+from memhtml.adapters.html.parser import parse_memory, parse_memory_reference
 from memhtml.adapters.html.renderer import render_memory, render_parsed
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.model import (
@@ -306,6 +306,7 @@ def test_the_rendered_document_is_a_fresh_parse(kwargs: dict[str, Any]) -> None:
     rendered = render_parsed(inputs)
     assert render_memory(inputs) == rendered.text
     assert parse_memory(rendered.text) == rendered.doc
+    assert parse_memory_reference(rendered.text) == rendered.doc
 
 
 _BARE_KWARGS: dict[str, Any] = {
@@ -346,3 +347,4 @@ def test_a_caller_article_renders_to_its_fresh_parse_or_refuses(
     except (InvalidMemory, InvalidInput):
         return  # refused whole; most soups are accepted, a sixth of them with warnings
     assert parse_memory(rendered.text) == rendered.doc
+    assert parse_memory_reference(rendered.text) == rendered.doc

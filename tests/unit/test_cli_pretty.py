@@ -14,6 +14,7 @@ from memhtml.app.cli.pretty import (
     render_failure,
     render_success,
 )
+from memhtml.domain.control_chars import DISPLAY_CONTROL
 
 keys = st.text(alphabet="abcdefgXYZ_", min_size=1, max_size=10)
 prose = st.lists(st.sampled_from([*"abc xyz.\n-é😀", "  ", "long" * 30]), max_size=60).map("".join)
@@ -145,3 +146,19 @@ def test_failure_drops_the_api_version() -> None:
     }
     expected = "error        boom\ncode         ERR_GIT\nsuggestions  memhtml doctor\n"
     assert expected == render_failure(envelope)
+
+
+controlled = st.text(alphabet=st.sampled_from(["a", " ", "\x1b", "[", "\x9b", "\r", "\x07", "\n"]))
+
+
+@given(st.dictionaries(controlled.filter(bool), st.one_of(controlled, st.lists(controlled))))
+@example({"title\x1b[2J": "claim\x1b]0;pwned\x07", "rows": ["\x9b31m"]})
+def test_no_control_character_reaches_the_terminal(value: dict[str, JsonValue]) -> None:
+    """Keys, values and table cells print controls escaped; only newlines stay raw."""
+    for shown in (render(value), render([value, value])):
+        assert DISPLAY_CONTROL.search(shown) is None
+
+
+def test_an_escape_is_shown_as_its_code() -> None:
+    """ESC prints as \\x1b, so a reader sees that the text held one."""
+    assert "title  a\\x1b[31mb\n" == render({"title": "a\x1b[31mb"})

@@ -15,6 +15,7 @@ from memhtml.domain.commit_messages import (
     commit_subject_text,
     link_subject,
 )
+from memhtml.domain.control_chars import DISPLAY_CONTROL, strip_controls
 from memhtml.domain.model import collapse_whitespace
 from memhtml.domain.text import utf16_len
 from tests.strategies import awkward_text
@@ -82,7 +83,7 @@ def test_batch_subject_rules() -> None:
 def test_subject_fits_and_is_a_collapsed_prefix(text: str) -> None:
     """Never over 72 units or empty; the collapsed text itself, or a cut of it plus ``…``."""
     subject = commit_subject_text(text)
-    collapsed = collapse_whitespace(text)
+    collapsed = collapse_whitespace(strip_controls(text))
     assert utf16_len(subject) <= SUBJECT_MAX_UNITS
     if not collapsed:
         assert UNTITLED_SUBJECT == subject
@@ -98,3 +99,21 @@ def test_subject_line_is_one_line(text: str) -> None:
     """Whatever the title holds, the message's first line is the whole subject."""
     message = commit_message("write", text)
     assert message.split("\n", 1)[0] == "memhtml(write): " + commit_subject_text(text)
+
+
+@given(
+    subject=st.text(
+        alphabet=st.sampled_from(["a", " ", "\x1b", "[", "\x9b", "\r", "\x07"]), max_size=60
+    ),
+    reason=st.text(alphabet=st.sampled_from(["b", "\n", "\x1b", "]", "\x00", "\x7f"])),
+    session=st.text(alphabet=st.sampled_from(["s", "\x1b", "\x85"])),
+)
+@example(subject="\x1b[2Jtitle", reason="why\x1b]0;pwned\x07", session="s\x1b")
+def test_no_control_character_reaches_a_commit_message(
+    subject: str, reason: str, session: str
+) -> None:
+    """Terminal escapes in a subject, body or trailer are dropped; the words stay."""
+    message = commit_message("archive", subject, body=reason, session_id=session)
+    assert DISPLAY_CONTROL.search(message) is None
+    kept = strip_controls(subject).replace("\r", " ").split()
+    assert all(word in message for word in kept)

@@ -142,3 +142,32 @@ def test_normalised_instants_are_valid_fixed_points(instant: dt.datetime) -> Non
     assert is_valid_datetime(normal)
     assert instant.replace(microsecond=0) == parsed
     assert normal == normalize_user_instant(normal, "x")
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        (WriteRequest(title="T\x1b[31m", memory_type="semantic", claim="c"), "title"),
+        (WriteRequest(title="T", memory_type="semantic", claim="c\x9b2J"), "claim"),
+        (WriteRequest(title="T", memory_type="semantic", body=("c\x07 said. More.",)), "claim"),
+        (WriteRequest(title="T", memory_type="semantic", claim="c", tags=("ok", "\x7f")), "tag"),
+        (
+            WriteRequest(title="T", memory_type="semantic", claim="c", entities=("p:\x00x",)),
+            "entity",
+        ),
+    ],
+)
+def test_control_characters_are_refused_naming_the_field(
+    request_: WriteRequest, field: str
+) -> None:
+    """ESC, CSI, BEL, DEL or NUL in a title, claim (given or split), tag or entity: refused."""
+    with pytest.raises(InvalidInput, match=f"^{field} holds control character U\\+00"):
+        checked(request_)
+
+
+def test_whitespace_controls_and_later_body_text_are_accepted() -> None:
+    """Tab, newline and CR are whitespace; a control past the claim is the body's business."""
+    request = WriteRequest(
+        title="T\tU", memory_type="semantic", body=("A claim.\r\nThen \x1b here.",)
+    )
+    assert "T\tU" == checked(request).title

@@ -1,9 +1,11 @@
-"""The memory file format over html5lib: parse, validate, hash, render and edit heads.
+"""The memory file format: parse, validate, hash, render and edit heads.
 
 ``parse_memory`` turns a file into a ``MemoryDoc`` or raises ``InvalidMemory`` with every
-violation; ``render_memory`` writes the canonical file for ``RenderInputs``; ``set_meta``,
-``add_link``, ``retarget_link``, ``drop_link`` and ``mark_archived`` edit the head of an
-existing file one line at a time; ``content_hash_of`` hashes an article (FORMAT.md §7).
+violation (lexbor for a plain file, html5lib otherwise); ``parse_memory_reference`` does the
+same with html5lib for every file; ``render_memory`` writes the canonical file for
+``RenderInputs``; ``set_meta``, ``add_link``, ``retarget_link``, ``drop_link`` and
+``mark_archived`` edit the head of an existing file one line at a time; ``content_hash_of``
+hashes an article (FORMAT.md §7).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from memhtml.adapters.html.head_edit import (
     retarget_link,
     set_meta,
 )
-from memhtml.adapters.html.parser import parse_memory
+from memhtml.adapters.html.parser import parse_memory, parse_memory_reference
 from memhtml.adapters.html.renderer import format_confidence, render_memory
 from memhtml.adapters.html.tree import (
     MAX_ATTRIBUTES_PER_ELEMENT,
@@ -36,6 +38,7 @@ __all__ = [
     "format_confidence",
     "mark_archived",
     "parse_memory",
+    "parse_memory_reference",
     "render_memory",
     "retarget_link",
     "set_meta",

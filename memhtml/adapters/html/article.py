@@ -55,15 +55,15 @@ def read_article(scan: Scan, findings: Findings) -> dict[str, Any]:
                 lists[_TEXT_FIELDS[node.name]].append(text)
         elif node.name in ("cite", "q"):
             text = text_of(scan, node)
-            href = node.element.get("cite") if node.name == "q" else None
+            href = node.attrs.get("cite") if node.name == "q" else None
             if text:
                 citations.append(Citation(text, href or None))
         elif node.name == "abbr":
-            title = collapse_whitespace(node.element.get("title") or "")
+            title = collapse_whitespace(node.attrs.get("title") or "")
             if title:
                 abbreviations.append(title)
-        elif node.name == "code" and "data-lang" in node.element.attrib:
-            lang = node.element.attrib["data-lang"]
+        elif node.name == "code" and "data-lang" in node.attrs:
+            lang = node.attrs["data-lang"]
             if LANG_TOKEN.fullmatch(lang):
                 code_langs.append(lang.lower())
             else:
@@ -73,7 +73,7 @@ def read_article(scan: Scan, findings: Findings) -> dict[str, Any]:
         **{field: tuple(texts) for field, texts in lists.items()},
         "gist": _claim(scan, article, inside, findings),
         "body_text": text_of(scan, article),
-        "event_at": times[0].element.get("datetime") if times else None,
+        "event_at": times[0].attrs.get("datetime") if times else None,
         "facets": _facets(scan, inside),
         "citations": tuple(citations),
         "abbreviations": tuple(abbreviations),
@@ -122,14 +122,15 @@ def _facets(scan: Scan, inside: list[Node]) -> tuple[Facet, ...]:
             elif child.name == "dd":
                 value = text_of(scan, child)
                 if name and value:
-                    facets.append(Facet(name, value, _numeric_value(child)))
+                    facets.append(Facet(name, value, _numeric_value(scan, child)))
     return tuple(facets)
 
 
-def _numeric_value(dd: Node) -> float | None:
+def _numeric_value(scan: Scan, dd: Node) -> float | None:
     """The first ``<data value>`` inside ``dd`` that is a finite decimal number."""
-    for data in dd.element.iter("data"):
-        number = parse_decimal((data.get("value") or "").strip(ASCII_WHITESPACE))
-        if number is not None:
-            return number
+    for data in scan.nodes[dd.index + 1 : dd.stop]:
+        if data.name == "data":
+            number = parse_decimal((data.attrs.get("value") or "").strip(ASCII_WHITESPACE))
+            if number is not None:
+                return number
     return None

@@ -11,8 +11,9 @@ import hashlib
 from itertools import groupby
 from typing import Final
 
+from memhtml.adapters.html.routing import scan_text
 from memhtml.adapters.html.scan import Node, Scan
-from memhtml.adapters.html.tree import decode_memory, parse_tree
+from memhtml.adapters.html.tree import decode_memory
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 from memhtml.domain.model import collapse_whitespace
@@ -63,9 +64,7 @@ def text_without(scan: Scan, node: Node, skipped: frozenset[str]) -> str:
     """Like :func:`text_of`, leaving out the subtrees of descendants named in ``skipped``."""
     kept: list[str] = []
     cursor = node.start
-    for other in scan.nodes[node.index + 1 :]:
-        if other.start >= node.end:
-            break
+    for other in scan.nodes[node.index + 1 : node.stop]:
         if other.name in skipped and other.start >= cursor:
             kept += scan.pieces[cursor : other.start]
             cursor = other.end
@@ -85,7 +84,7 @@ def content_hash_of(html: str | bytes) -> str:
     Raises:
         InvalidMemory: the markup has no ``<article>`` or crosses a parsing cap.
     """
-    scan = Scan(parse_tree(decode_memory(html)))
+    scan = scan_text(decode_memory(html))
     if scan.article is None:
         raise InvalidMemory((Finding(code="article-count", detail="no <article> to hash"),))
     return hash_of_canonical(canonical_text(scan, scan.article))

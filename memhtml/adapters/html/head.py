@@ -92,7 +92,8 @@ _OPAQUE: Final = {m.SESSION: "session_id", m.PROMPT: "prompt_id", m.TURN: "turn_
 def read_head(scan: Scan, findings: Findings) -> dict[str, Any]:
     """The ``MemoryDoc`` fields the head determines; problems go to ``findings``."""
     fields: dict[str, Any] = {"title": _read_title(scan, findings)}
-    values = _read_metas(scan, findings)
+    metas = _memhtml_metas(scan)
+    values = _read_metas(metas, findings)
     fields.update(_required_fields(values, findings))
     for name, (field, parse) in _OPTIONAL.items():
         if name in values:
@@ -111,7 +112,7 @@ def read_head(scan: Scan, findings: Findings) -> dict[str, Any]:
     for name in (m.CREATED, m.UPDATED):
         if name in values and not is_valid_datetime(values[name]):
             findings.violation("date-invalid", f"{name} fails the datetime rule")
-    repeated = _repeated_values(scan)
+    repeated = _repeated_values(metas)
     entities = (split_entity_ref(value) for value in repeated[m.ENTITY])
     fields["entities"] = tuple(dict.fromkeys(entities))
     fields["tags"] = tuple(dict.fromkeys(repeated[m.TAG]))
@@ -124,7 +125,7 @@ def _read_title(scan: Scan, findings: Findings) -> str:
     titles = [node for node in scan.nodes if node.name == "title"]
     if len(titles) != 1:
         findings.violation("title-count", f"{len(titles)} <title> elements; exactly one needed")
-    title = collapse_whitespace(titles[0].element.text or "") if titles else ""
+    title = collapse_whitespace(titles[0].text) if titles else ""
     if titles and not title:
         findings.violation("title-empty", "<title> has no text", titles[0].index)
     return title
@@ -135,18 +136,18 @@ def _memhtml_metas(scan: Scan) -> list[tuple[int, str, str]]:
     found = []
     for node in scan.nodes:
         if node.name == "meta" and node.in_head:
-            name = node.element.get("name")
+            name = node.attrs.get("name")
             if name is not None and name.startswith(m.META_PREFIX):
-                content = node.element.get("content") or ""
+                content = node.attrs.get("content") or ""
                 found.append((node.index, name, content.strip(ASCII_WHITESPACE)))
     return found
 
 
-def _read_metas(scan: Scan, findings: Findings) -> dict[str, str]:
+def _read_metas(metas: list[tuple[int, str, str]], findings: Findings) -> dict[str, str]:
     """The first non-empty value of each known scalar meta."""
     values: dict[str, str] = {}
     seen: set[str] = set()
-    for position, name, content in _memhtml_metas(scan):
+    for position, name, content in metas:
         if name not in m.META_RANK:
             findings.violation("meta-unknown", f"unknown meta {quoted(name)}", position)
             continue
@@ -161,10 +162,10 @@ def _read_metas(scan: Scan, findings: Findings) -> dict[str, str]:
     return values
 
 
-def _repeated_values(scan: Scan) -> dict[str, list[str]]:
+def _repeated_values(metas: list[tuple[int, str, str]]) -> dict[str, list[str]]:
     """Non-blank trimmed values of each repeatable meta, in document order."""
     found: dict[str, list[str]] = {name: [] for name in m.REPEATABLE_METAS}
-    for _, name, content in _memhtml_metas(scan):
+    for _, name, content in metas:
         if name in found and content:
             found[name].append(content)
     return found
@@ -204,7 +205,7 @@ def _read_links(scan: Scan, findings: Findings) -> tuple[Link, ...]:
     for node in scan.nodes:
         if node.name != "link" or not node.in_head:
             continue
-        token = (node.element.get("rel") or "").strip(ASCII_WHITESPACE)
+        token = (node.attrs.get("rel") or "").strip(ASCII_WHITESPACE)
         if not token.startswith(m.META_PREFIX):
             continue
         rel = token_to_rel(token)
@@ -212,7 +213,7 @@ def _read_links(scan: Scan, findings: Findings) -> tuple[Link, ...]:
             findings.violation(
                 "link-rel", f"link rel {quoted(token)} is not a relation", node.index
             )
-        href = node.element.get("href")
+        href = node.attrs.get("href")
         target = None if href is None else link_target_of(href.strip(ASCII_WHITESPACE))
         if target is None:
             findings.violation(

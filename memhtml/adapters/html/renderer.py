@@ -2,10 +2,10 @@
 
 Canonical means: the same inputs always give the same bytes, one element per line, metas in
 the §2 emission order, links in authored order, every value HTML-escaped. The renderer then
-parses its own output, so it refuses with the same ``InvalidMemory`` a reader would raise, and
-stamps the content hash the reader computes, so the stated and computed hashes always agree.
-That one parse is also handed back (``render_parsed``), so a writer never parses its own file
-again: html5lib is most of the cost of a write.
+parses its own output with the fast parser (a rendered file is always plain, so lexbor reads
+it), so it refuses with the same ``InvalidMemory`` a reader would raise, and stamps the content
+hash the reader computes, so the stated and computed hashes always agree. That one parse is
+also handed back (``render_parsed``), so a writer never parses its own file again.
 """
 
 from __future__ import annotations
@@ -47,6 +47,12 @@ def link_line(rel: str, target: str) -> str:
     return f'<link rel="{escape(rel_to_token(rel))}" href="{escape("/" + target)}">'
 
 
+# Stands in for the content hash until the draft's parse computes it; the same length and
+# shape as a real one, so the draft reads exactly as the final file will.
+_PLACEHOLDER_HASH: Final = "sha256:" + "0" * 64
+_PLACEHOLDER_LINE: Final = meta_line(m.CONTENT_HASH, _PLACEHOLDER_HASH)
+
+
 def format_confidence(confidence: float) -> str:
     """Confidence as written in a file: two decimals (``0.85``)."""
     return f"{confidence:.{CONFIDENCE_DECIMALS}f}"
@@ -75,13 +81,15 @@ def render_parsed(inputs: RenderInputs) -> RenderedMemory:
             unknown type, bad link target…), with every violation.
     """
     _check_inputs(inputs)
-    draft = _render(inputs, content_hash=None)
+    draft = _render(inputs, content_hash=_PLACEHOLDER_HASH)
     doc = parse_memory(draft)
-    # The final file differs from the draft by one well-formed head meta, the hash the article
-    # already has, so a reader sees the draft's document with that stated hash: findings do
-    # not depend on it and keep their relative order. A property test pins the equality.
+    # The final file differs from the draft only in the value of one well-formed head meta,
+    # the hash the article already has, so a reader sees the draft's document with that stated
+    # hash: findings do not depend on the value. The head comes first, so the first copy of
+    # the placeholder line is the renderer's own. A property test pins the equality.
+    final = meta_line(m.CONTENT_HASH, doc.content_hash)
     return RenderedMemory(
-        text=_render(inputs, content_hash=doc.content_hash),
+        text=draft.replace(_PLACEHOLDER_LINE, final, 1),
         doc=attrs.evolve(doc, stated_content_hash=doc.content_hash),
     )
 
@@ -114,7 +122,7 @@ def _check_inputs(inputs: RenderInputs) -> None:
             raise InvalidInput(f"{label} is not a valid datetime (FORMAT.md §5)")
 
 
-def _render(inputs: RenderInputs, content_hash: str | None) -> str:
+def _render(inputs: RenderInputs, content_hash: str) -> str:
     lines = [*_DOCUMENT_START, f"<title>{escape(collapse_whitespace(inputs.title))}</title>"]
     lines += [meta_line(name, value) for name, value in _metas(inputs, content_hash)]
     lines += [link_line(rel, target) for rel, target in dict.fromkeys(inputs.links)]
@@ -123,7 +131,7 @@ def _render(inputs: RenderInputs, content_hash: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _metas(inputs: RenderInputs, content_hash: str | None) -> list[tuple[str, str]]:
+def _metas(inputs: RenderInputs, content_hash: str) -> list[tuple[str, str]]:
     task_status = inputs.task_status
     if task_status is None and inputs.memory_type == TASK_TYPE:
         task_status = DEFAULT_TASK_STATUS

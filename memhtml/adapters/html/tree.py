@@ -1,22 +1,21 @@
-"""Bytes to an HTML5 element tree, with the guards that keep hostile input cheap.
+"""Bytes to text under the size cap, and text to a scan through html5lib's guarded tree.
 
-html5lib is a conformant parser but pure Python, and some input makes it slow out of all
-proportion to a memory's size: sheer length, tag soup, deep nesting (its scope checks walk the
-whole stack of open elements for every start tag) and many attributes on one tag (its
-duplicate check compares each new name with every earlier one). Each gets a named cap, checked
-before or while parsing, and crossing one yields an ``InvalidMemory`` with its own finding
-instead of a hang. Caps count elements and bytes, never seconds, so results are deterministic.
+Every parser, html5lib included, is slow out of all proportion to a memory's size on some
+input: sheer length, tag soup, deep nesting (scope checks walk the whole stack of open
+elements for every start tag), re-opened formatting elements and many attributes on one tag.
+Each gets a named cap here. The size cap is checked before either parser runs; the others are
+checked by html5lib while it builds (``html5lib_guard.py``), and lexbor only ever sees files
+the pre-scan proves far below them (``prescan.py``). Crossing a cap yields an ``InvalidMemory``
+with its own finding instead of a hang. Caps count elements and bytes, never seconds, so
+results are deterministic.
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Final
+from typing import Final
 from xml.etree.ElementTree import Element
 
-import html5lib
-from html5lib._tokenizer import HTMLTokenizer
-
+from memhtml.adapters.html.scan import Scan, ScanBuilder
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 
@@ -38,9 +37,16 @@ _NAMESPACE_PREFIXES: Final = {
     "http://www.w3.org/2000/svg": "svg:",
     "http://www.w3.org/1998/Math/MathML": "math:",
 }
+# Foreign attributes keep the prefix they are written with (``xlink:href``), as lexbor reports
+# them, so a finding's detail does not depend on which parser built the tree.
+_ATTRIBUTE_PREFIXES: Final = {
+    "http://www.w3.org/1999/xlink": "xlink:",
+    "http://www.w3.org/XML/1998/namespace": "xml:",
+    "http://www.w3.org/2000/xmlns/": "xmlns:",
+}
 
 
-class _LimitExceeded(Exception):
+class LimitExceeded(Exception):
     """Raised inside the parse when a cap is crossed; turned into a finding at the edge."""
 
     def __init__(self, finding: Finding) -> None:
@@ -48,81 +54,18 @@ class _LimitExceeded(Exception):
         self.finding = finding
 
 
-_TOO_DEEP: Final = Finding(
+TOO_DEEP: Final = Finding(
     code="nesting-too-deep",
     detail=f"elements nest deeper than {MAX_NESTING_DEPTH} levels",
 )
-_TOO_MANY_ELEMENTS: Final = Finding(
+TOO_MANY_ELEMENTS: Final = Finding(
     code="elements-too-many",
     detail=f"the document holds more than {MAX_ELEMENTS} elements",
 )
-_TOO_MANY_ATTRIBUTES: Final = Finding(
+TOO_MANY_ATTRIBUTES: Final = Finding(
     code="attributes-too-many",
     detail=f"an element carries more than {MAX_ATTRIBUTES_PER_ELEMENT} attributes",
 )
-
-
-class _GuardedTokenizer(HTMLTokenizer):
-    """html5lib's tokenizer, refusing a tag once it holds too many attributes."""
-
-    def attributeNameState(self) -> bool:  # noqa: N802 - html5lib's own state name
-        token = self.currentToken
-        if token is not None and len(token["data"]) > MAX_ATTRIBUTES_PER_ELEMENT:
-            raise _LimitExceeded(_TOO_MANY_ATTRIBUTES)
-        return super().attributeNameState()
-
-
-_EtreeBuilder: Any = html5lib.getTreeBuilder("etree")
-
-
-class _GuardedTreeBuilder(_EtreeBuilder):  # type: ignore[misc]  # html5lib builds it at runtime
-    """The etree tree builder, refusing a tree that grows too deep or too large."""
-
-    def reset(self) -> None:
-        super().reset()
-        self.inserted = 0
-
-    def insertElementNormal(self, token: Any) -> Any:  # noqa: N802 - overrides html5lib
-        element = super().insertElementNormal(token)
-        self._check()
-        return element
-
-    def insertElementTable(self, token: Any) -> Any:  # noqa: N802 - overrides html5lib
-        element = super().insertElementTable(token)
-        self._check()
-        return element
-
-    def _check(self) -> None:
-        self.inserted += 1
-        if len(self.openElements) > MAX_NESTING_DEPTH:
-            raise _LimitExceeded(_TOO_DEEP)
-        if self.inserted > MAX_ELEMENTS:
-            raise _LimitExceeded(_TOO_MANY_ELEMENTS)
-
-
-class _GuardedParser(html5lib.HTMLParser):
-    """An HTMLParser whose tokenizer for each document is the guarded one.
-
-    html5lib creates a fresh tokenizer per document and calls ``reset`` right after, which is
-    the one public moment to swap in the subclass without copying the parser's own code.
-    """
-
-    def reset(self) -> None:
-        self.tokenizer.__class__ = _GuardedTokenizer
-        super().reset()
-
-
-# A parser instance carries per-document state, so each thread keeps its own; building one
-# costs about a tenth of a small file's parse.
-_local = threading.local()
-
-
-def _parser() -> _GuardedParser:
-    parser: _GuardedParser | None = getattr(_local, "parser", None)
-    if parser is None:
-        parser = _GuardedParser(tree=_GuardedTreeBuilder, namespaceHTMLElements=False)
-        _local.parser = parser
-    return parser
 
 
 def decode_memory(data: bytes | str) -> str:
@@ -163,10 +106,13 @@ def parse_tree(text: str) -> Element:
         InvalidMemory: nesting, element or attribute count crosses its cap, or html5lib
             itself fails.
     """
-    parser = _parser()
+    # html5lib costs ~80 ms to import; a parse that lexbor handles never loads it.
+    from memhtml.adapters.html.html5lib_guard import guarded_parser
+
+    parser = guarded_parser()
     try:
         root: Element = parser.parse(text)
-    except _LimitExceeded as e:
+    except LimitExceeded as e:
         raise InvalidMemory((e.finding,)) from None
     except Exception as e:
         # html5lib accepts any text by design; should it still fail, the caller gets the one
@@ -188,3 +134,43 @@ def element_name(element: Element) -> str | None:
         return tag
     namespace, _, local = tag[1:].partition("}")
     return _NAMESPACE_PREFIXES.get(namespace, "") + local
+
+
+def scan_tree(root: Element) -> Scan:
+    """Report html5lib's tree to a ``ScanBuilder``, iteratively (no depth reaches recursion)."""
+    builder = ScanBuilder()
+    # What is still to do, last first: an element to open, a text run, or None to close one.
+    stack: list[Element | str | None] = [root]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            builder.end()
+        elif isinstance(item, str):
+            builder.text(item)
+        else:
+            name = element_name(item)
+            if name is None:
+                continue
+            builder.start(name, _attributes(item))
+            stack.append(None)
+            for child in reversed(item):
+                if child.tail:
+                    stack.append(child.tail)
+                stack.append(child)
+            if item.text:
+                stack.append(item.text)
+    return builder.finish()
+
+
+def _attributes(element: Element) -> dict[str, str]:
+    attrib = element.attrib
+    if not any(key.startswith("{") for key in attrib):
+        return attrib
+    named: dict[str, str] = {}
+    for key, value in attrib.items():
+        if key.startswith("{"):
+            namespace, _, local = key[1:].partition("}")
+            prefix = _ATTRIBUTE_PREFIXES.get(namespace, "")
+            key = local if prefix + local == "xmlns:xmlns" else prefix + local
+        named.setdefault(key, value)
+    return named

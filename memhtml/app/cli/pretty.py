@@ -3,6 +3,8 @@
 Generic on purpose: it knows JSON shapes, not response types, so a new command renders well
 without code of its own. Objects become aligned ``key  value`` lines (nested objects indent),
 arrays of flat objects become tables, other arrays become ``-`` items, and long text wraps.
+Every string and key is printed with its control characters escaped (``\x1b``), so memory
+text can never drive the terminal it is shown on.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from memhtml.app.cli.envelope import JsonValue
+from memhtml.domain.control_chars import escape_controls
 
 WIDTH: Final = 100
 # Wrapping never squeezes text narrower than this, however deep the nesting.
@@ -57,6 +60,7 @@ def _block(value: JsonValue, indent: str) -> list[str]:
 def _object(value: Mapping[str, JsonValue], indent: str) -> list[str]:
     if not value:
         return [indent + EMPTY_OBJECT_TEXT]
+    value = {escape_controls(key): item for key, item in value.items()}
     key_width = max(len(key) for key in value)
     lines: list[str] = []
     for key, item in value.items():
@@ -86,6 +90,7 @@ def _array(value: list[JsonValue], indent: str) -> list[str]:
 
 
 def _table(rows: list[dict[str, JsonValue]], indent: str) -> list[str]:
+    rows = [{escape_controls(key): item for key, item in row.items()} for row in rows]
     columns: list[str] = []
     for row in rows:
         columns.extend(key for key in row if key not in columns)
@@ -153,7 +158,9 @@ def _scalar_text(value: JsonValue) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else format(value, ".6g")
-    if isinstance(value, int | str):
+    if isinstance(value, str):
+        return escape_controls(value)
+    if isinstance(value, int):
         return str(value)
     return _inline_text(value)
 
