@@ -8,11 +8,18 @@ The lock is ``flock`` on a file the composition root names (one git ignores, so 
 refused write's "nothing changed" never see it); the kernel drops it when its holder dies, so a
 crash leaves nothing to clean up. The file itself stays: deleting a lock file lets a waiter
 holding the old one and a newcomer creating a new one both "hold" it.
+
+Re-entrant per thread: the commit takes the lock itself (so every committer, ``state export``
+included, is serialized and may repair a dead writer's leftovers), while the mutation frame
+already holds it around the whole command. ``flock`` conflicts between two descriptors even
+inside one process, so a nested ``held`` on the same file in the same thread reuses the
+outer hold instead of opening a second descriptor and waiting on itself forever.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +42,9 @@ DEFAULT_TIMEOUT_S: Final = 60.0
 _FIRST_POLL_S: Final = 0.002
 _MAX_POLL_S: Final = 0.05
 
+# (lock file, thread) -> how deep that thread's holds are nested.
+_depths: dict[tuple[str, int], int] = {}
+
 
 class RepositoryWriteLock:
     """The writers' lock of one repository, kept in the file at ``path``."""
@@ -52,28 +62,61 @@ class RepositoryWriteLock:
             HeadMoved: Another writer held it past the timeout (the CLI's write conflict).
             GitFailure: The lock file cannot be opened or created.
         """
-        if fcntl is None:  # pragma: no cover
+        with self._hold(wait=True) as got:
+            assert got  # a waiting hold either gets the lock or raises
             yield
+
+    @contextmanager
+    def held_if_free(self) -> Iterator[bool]:
+        """Hold the lock for the block if nobody else does; yields whether it is held.
+
+        For work a reader may do on the way (finishing a dead writer's commit) but must never
+        wait for: a live writer may hold the lock for the whole of a long batch.
+
+        Raises:
+            GitFailure: The lock file cannot be opened or created.
+        """
+        with self._hold(wait=False) as got:
+            yield got
+
+    @contextmanager
+    def _hold(self, *, wait: bool) -> Iterator[bool]:
+        if fcntl is None:  # pragma: no cover
+            yield True
+            return
+        key = (os.path.abspath(self._path), threading.get_ident())
+        if key in _depths:
+            _depths[key] += 1
+            try:
+                yield True
+            finally:
+                _depths[key] -= 1
             return
         with git_operation(LOCK_OPERATION):
             fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            self._acquire(fd)
+            if not self._acquire(fd, wait=wait):
+                yield False
+                return
+            _depths[key] = 1
             try:
-                yield
+                yield True
             finally:
+                del _depths[key]
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
 
-    def _acquire(self, fd: int) -> None:
+    def _acquire(self, fd: int, *, wait: bool) -> bool:
         deadline = time.monotonic() + self._timeout_s
         pause = _FIRST_POLL_S
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
+                return True
             except BlockingIOError:
+                if not wait:
+                    return False
                 if time.monotonic() >= deadline:
                     raise HeadMoved(None, None) from None
             time.sleep(pause)

@@ -1,0 +1,395 @@
+"""Finishing or undoing what a killed writer left in the repository (``GitWriter.recover``).
+
+The writers' order (``dulwich_writer``) makes the branch move the commit point: a journal
+whose writer is gone and whose branch still holds the old commit is undone (its objects stay
+as unreachable garbage, which ``git gc`` prunes); one whose branch holds the new commit is
+finished (``commit_finish``). A branch holding neither was moved by someone else since: the
+journal is dropped and the working tree left alone. Lock files and half-written object files
+are removed when their writer is provably gone (``locks``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import attrs
+from dulwich.file import FileLocked, GitFile
+from dulwich.objects import Commit, ObjectID
+from dulwich.refs import HEADREF, Ref
+from dulwich.repo import Repo
+
+from memhtml.adapters import fault_point
+from memhtml.adapters.git import journal as journals
+from memhtml.adapters.git.commit_finish import finish_working_tree, tree_records, updated_index
+from memhtml.adapters.git.index_file import read_index, tree_id
+from memhtml.adapters.git.journal import Journal, UnreadableJournal
+from memhtml.adapters.git.locks import (
+    STALE_LOCK_AGE_S,
+    git_process_in,
+    inode_of,
+    judge_unclaimed_lock,
+)
+from memhtml.adapters.git.repository import head_commit
+from memhtml.ports.git_writer import (
+    FOUND_COMMIT_IN_PROGRESS,
+    FOUND_HELD_LOCK,
+    FOUND_INDEX_BEHIND,
+    FOUND_INTERRUPTED_COMMIT,
+    FOUND_OBJECT_LEFTOVERS,
+    FOUND_STALE_LOCK,
+    FOUND_TEMP_FILES,
+    RecoveryFinding,
+)
+
+_log = logging.getLogger(__name__)
+
+LOCK_SUFFIX: Final = ".lock"
+# What `working_tree.write_file` names its temporary files: `.<name>.<uuid4 hex>.tmp`.
+TEMP_FILE: Final = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")
+# What dulwich's `add_pack` names an unfinished pack (`tempfile.mkstemp(suffix=".pack")`).
+_TEMP_PACK: Final = re.compile(r"^tmp[a-z0-9_]{8}\.pack$")
+_LOOSE_DIRECTORY: Final = re.compile(r"^[0-9a-f]{2}$")
+# File times and the journal's clock may disagree by a filesystem's timestamp granularity.
+_SLACK_NS: Final = 2_000_000_000
+_SKIPPED_DIRECTORIES: Final = frozenset({".git", ".memhtml"})
+_OUR_SUBJECT: Final = b"memhtml("
+_SHOWN_PATHS: Final = 5
+
+
+def git_dir_of(root: Path) -> Path:
+    """``<root>/.git`` (the store is never a linked worktree; its ``.git`` is a directory)."""
+    return root / ".git"
+
+
+def quick_look(git_dir: Path) -> bool:
+    """A journal or an index lock is present: two directory reads, no git data parsed."""
+    return journals.any_journal(git_dir) or os.path.lexists(git_dir / ("index" + LOCK_SUFFIX))
+
+
+def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFinding, ...]:
+    """Find (and with ``repair``, fix) what killed writers left; see ``GitWriter.recover``.
+
+    The caller holds the writers' lock when ``repair`` is set.
+    """
+    root, git_dir = Path(repo.path), Path(repo.controldir())
+    found: list[RecoveryFinding] = []
+    claimed: set[int] = set()
+    live = False
+    entries = journals.read_all(git_dir)
+    for entry in entries:
+        if isinstance(entry, UnreadableJournal):
+            if repair:
+                journals.remove(entry)
+            found.append(_finding(FOUND_INTERRUPTED_COMMIT, f"unreadable {entry.path}", repair))
+            continue
+        if journals.is_alive(entry.owner):
+            live = True
+            if entry.lock_inode is not None:
+                claimed.add(entry.lock_inode)
+            found.append(
+                _finding(
+                    FOUND_COMMIT_IN_PROGRESS,
+                    f"process {entry.owner.pid} is committing on {entry.ref}",
+                    False,
+                )
+            )
+            continue
+        if not repair and entry.lock_inode is not None:
+            claimed.add(entry.lock_inode)  # its fate follows the journal's
+        found.extend(_resolve(repo, root, git_dir, entry, repair=repair))
+    found.extend(_unclaimed_locks(repo, root, git_dir, claimed, repair=repair))
+    if sweep and not live:
+        found.extend(_sweep(repo, root, git_dir, repair=repair, journaled=bool(entries)))
+    for finding in found:
+        if finding.repaired:
+            _log.warning("repaired %s: %s", finding.kind, finding.detail)
+    return tuple(found)
+
+
+def _finding(kind: str, detail: str, repaired: bool, path: Path | None = None) -> RecoveryFinding:
+    return RecoveryFinding(
+        kind=kind, detail=detail, repaired=repaired, path=None if path is None else str(path)
+    )
+
+
+def _short(sha: str | None) -> str:
+    return "(unborn)" if sha is None else sha[:7]
+
+
+def _ref_value(repo: Repo, ref: str) -> str | None:
+    try:
+        value = head_commit(repo) if ref == "HEAD" else repo.refs[Ref(ref.encode("utf-8"))]
+    except KeyError:
+        return None
+    return None if value is None else value.decode("ascii")
+
+
+def _resolve(
+    repo: Repo, root: Path, git_dir: Path, entry: Journal, *, repair: bool
+) -> list[RecoveryFinding]:
+    current = _ref_value(repo, entry.ref)
+    if entry.new is not None and current == entry.new:
+        if not repair:
+            detail = (
+                f"a commit on {entry.ref} ({_short(entry.new)}) died after the branch moved; "
+                "its working files and index are still to be brought to it"
+            )
+            return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False)]
+        return _finish(repo, root, git_dir, entry, entry.old, entry.new)
+    undone = entry.new is None or current == entry.old
+    if undone:
+        detail = (
+            f"a commit on {entry.ref} died before the branch moved: "
+            f"{'undone' if repair else 'to be undone'}, HEAD stays at {_short(entry.old)}"
+        )
+    else:
+        detail = (
+            f"a commit on {entry.ref} died and the branch was moved since (to "
+            f"{_short(current)}): its journal is {'dropped' if repair else 'to be dropped'}, "
+            "the working tree left as it is"
+        )
+    found = [_finding(FOUND_INTERRUPTED_COMMIT, detail, repair)]
+    if repair:
+        _drop_own_index_lock(repo, entry)
+        found.extend(_after_journal(root, git_dir, entry, directories=frozenset()))
+        journals.remove(entry)
+    return found
+
+
+def _index_lock(repo: Repo) -> Path:
+    return Path(repo.index_path() + LOCK_SUFFIX)
+
+
+def _drop_own_index_lock(repo: Repo, entry: Journal) -> bool:
+    """Remove the index lock the dead writer created; never one a git command took later.
+
+    The writer's lock, once renamed over the index, is the index: same inode. So a lock with
+    the recorded inode that is not also the index is still the writer's own.
+    """
+    lock = _index_lock(repo)
+    inode = inode_of(lock)
+    if inode is None or entry.lock_inode is None or inode != entry.lock_inode:
+        return False
+    if inode_of(Path(repo.index_path())) == inode:
+        return False
+    lock.unlink(missing_ok=True)
+    return True
+
+
+def _finish(
+    repo: Repo, root: Path, git_dir: Path, entry: Journal, old: str | None, new: str
+) -> list[RecoveryFinding]:
+    """Bring the working tree and the index to ``new`` under a fresh index lock."""
+    found: list[RecoveryFinding] = []
+    lock_path = _index_lock(repo)
+    if lock_path.exists() and not _drop_own_index_lock(repo, entry):
+        verdict = judge_unclaimed_lock(lock_path, root)
+        if not verdict.stale:
+            detail = f"{lock_path} is held ({verdict.reason}); commit {_short(new)} waits for it"
+            return [_finding(FOUND_HELD_LOCK, detail, False, lock_path)]
+        lock_path.unlink(missing_ok=True)
+        found.append(_finding(FOUND_STALE_LOCK, f"{lock_path} ({verdict.reason})", True, lock_path))
+    try:
+        lock = GitFile(repo.index_path(), "wb")
+    except FileLocked:
+        return [_finding(FOUND_HELD_LOCK, f"{lock_path} was taken meanwhile", False, lock_path)]
+    with lock:
+        entry = attrs.evolve(entry, owner=journals.current_owner(), lock_inode=inode_of(lock_path))
+        journals.write(entry)
+        tree = finish_working_tree(repo, root, old, new)
+        try:
+            records = read_index(repo.index_path())
+        except ValueError:
+            # An index that does not parse holds nothing worth keeping: start from the commit.
+            records = tree_records(repo, new)
+        lock.write(updated_index(records, root, tree.edits, set(tree.verified)))
+    fault_point("recover.index")
+    detail = (
+        f"a commit on {entry.ref} ({_short(new)}) died after the branch moved: finished, "
+        f"{tree.written} working files brought to it"
+    )
+    if tree.kept:
+        shown = ", ".join(tree.kept[:_SHOWN_PATHS])
+        more = "…" if len(tree.kept) > _SHOWN_PATHS else ""
+        detail += f"; {len(tree.kept)} files edited since are kept as they are ({shown}{more})"
+    found.insert(0, _finding(FOUND_INTERRUPTED_COMMIT, detail, True))
+    found.extend(_after_journal(root, git_dir, entry, directories=tree.directories))
+    journals.remove(entry)
+    return found
+
+
+def _after_journal(
+    root: Path, git_dir: Path, entry: Journal, *, directories: frozenset[str]
+) -> list[RecoveryFinding]:
+    """Remove the dead writer's branch lock, object leftovers and temporary working files."""
+    found: list[RecoveryFinding] = []
+    busy = git_process_in(root) is not None
+    ref_lock = git_dir / (entry.ref + LOCK_SUFFIX)
+    if not busy and _made_since(ref_lock, entry.started_ns):
+        ref_lock.unlink(missing_ok=True)
+        found.append(_finding(FOUND_STALE_LOCK, str(ref_lock), True))
+    if not busy:
+        leftovers = [p for p in _object_leftovers(git_dir) if _made_since(p, entry.started_ns)]
+        found.extend(_removed(FOUND_OBJECT_LEFTOVERS, leftovers, git_dir))
+    temporary = [
+        path
+        for directory in sorted(directories)
+        for path in _temp_files_in(root / directory if directory else root)
+    ]
+    found.extend(_removed(FOUND_TEMP_FILES, temporary, root))
+    return found
+
+
+def _made_since(path: Path, since_ns: int) -> bool:
+    try:
+        return path.lstat().st_mtime_ns >= since_ns - _SLACK_NS
+    except FileNotFoundError:
+        return False
+
+
+def _removed(kind: str, paths: list[Path], base: Path) -> list[RecoveryFinding]:
+    if not paths:
+        return []
+    for path in paths:
+        path.unlink(missing_ok=True)
+    shown = ", ".join(str(p.relative_to(base)) for p in paths[:_SHOWN_PATHS])
+    more = "…" if len(paths) > _SHOWN_PATHS else ""
+    return [_finding(kind, f"{len(paths)} removed ({shown}{more})", True)]
+
+
+def _object_leftovers(git_dir: Path) -> Iterator[Path]:
+    """dulwich's half-written object files: loose-object and pack-index lock files, unfinished
+    temporary packs, and packs whose index was never written (both git and dulwich ignore
+    those, but a retry of the same pack would trip over its lock)."""
+    objects = git_dir / "objects"
+    try:
+        names = os.listdir(objects)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if _LOOSE_DIRECTORY.match(name):
+            try:
+                inner = os.listdir(objects / name)
+            except OSError:
+                continue
+            yield from (objects / name / f for f in inner if f.endswith(LOCK_SUFFIX))
+    packs = objects / "pack"
+    try:
+        pack_names = set(os.listdir(packs))
+    except FileNotFoundError:
+        return
+    for name in sorted(pack_names):
+        unfinished = _TEMP_PACK.match(name) or name.endswith(".idx" + LOCK_SUFFIX)
+        unindexed = name.endswith(".pack") and name[: -len(".pack")] + ".idx" not in pack_names
+        if unfinished or unindexed:
+            yield packs / name
+
+
+def _temp_files_in(directory: Path) -> list[Path]:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [directory / name for name in sorted(names) if TEMP_FILE.match(name)]
+
+
+def _unclaimed_locks(
+    repo: Repo, root: Path, git_dir: Path, claimed: set[int], *, repair: bool
+) -> list[RecoveryFinding]:
+    """The index lock and HEAD's branch lock when no writer's journal claims them."""
+    found: list[RecoveryFinding] = []
+    names, _ = repo.refs.follow(HEADREF)
+    branch = names[-1].decode("utf-8", "replace") if names else "HEAD"
+    for lock in (_index_lock(repo), git_dir / (branch + LOCK_SUFFIX)):
+        inode = inode_of(lock)
+        if inode is None or inode in claimed:
+            continue
+        verdict = judge_unclaimed_lock(lock, root)
+        if verdict.stale:
+            if repair:
+                lock.unlink(missing_ok=True)
+            found.append(_finding(FOUND_STALE_LOCK, f"{lock} ({verdict.reason})", repair, lock))
+        else:
+            found.append(_finding(FOUND_HELD_LOCK, f"{lock} ({verdict.reason})", False, lock))
+    return found
+
+
+def _sweep(
+    repo: Repo, root: Path, git_dir: Path, *, repair: bool, journaled: bool
+) -> list[RecoveryFinding]:
+    """What only a whole-repository look finds: stray temporary files anywhere in the working
+    tree, old object leftovers, and an index left at HEAD's parent (a commit whose working
+    tree never followed it, as memhtml before the journal could leave one)."""
+    found: list[RecoveryFinding] = []
+    temporary = list(_walk_temp_files(root))
+    if temporary:
+        if repair:
+            found.extend(_removed(FOUND_TEMP_FILES, temporary, root))
+        else:
+            found.append(_finding(FOUND_TEMP_FILES, f"{len(temporary)} left", False))
+    if git_process_in(root) is None:
+        cutoff = time.time_ns() - int(STALE_LOCK_AGE_S * 1e9)
+        old = [p for p in _object_leftovers(git_dir) if not _made_since(p, cutoff + _SLACK_NS)]
+        if old:
+            if repair:
+                found.extend(_removed(FOUND_OBJECT_LEFTOVERS, old, git_dir))
+            else:
+                found.append(_finding(FOUND_OBJECT_LEFTOVERS, f"{len(old)} left", False))
+    if not journaled or repair:
+        # A journal already explains (and its repair fixes) an index left behind HEAD.
+        found.extend(_index_behind_head(repo, root, git_dir, repair=repair))
+    return found
+
+
+def _walk_temp_files(root: Path) -> Iterator[Path]:
+    for directory, subdirectories, files in os.walk(root):
+        if directory == str(root):
+            subdirectories[:] = [d for d in subdirectories if d not in _SKIPPED_DIRECTORIES]
+        yield from (Path(directory) / name for name in sorted(files) if TEMP_FILE.match(name))
+
+
+def _index_behind_head(
+    repo: Repo, root: Path, git_dir: Path, *, repair: bool
+) -> list[RecoveryFinding]:
+    head = head_commit(repo)
+    if head is None:
+        return []
+    commit = repo[head]
+    if not isinstance(commit, Commit) or len(commit.parents) != 1:
+        return []
+    if not commit.message.startswith(_OUR_SUBJECT):
+        return []
+    parent = repo[commit.parents[0]]
+    if not isinstance(parent, Commit) or parent.tree == commit.tree:
+        return []
+    try:
+        records = read_index(repo.index_path())
+        index_tree = ObjectID(tree_id(records))
+    except ValueError:
+        return []
+    if index_tree != parent.tree:
+        return []
+    new, old = head.decode("ascii"), commit.parents[0].decode("ascii")
+    if not repair:
+        detail = f"the index is at {_short(old)}, HEAD's parent: commit {_short(new)} never landed"
+        return [_finding(FOUND_INDEX_BEHIND, detail, False)]
+    names, _ = repo.refs.follow(HEADREF)
+    entry = Journal(
+        path=git_dir / f"{journals.JOURNAL_PREFIX}sweep{journals.JOURNAL_SUFFIX}",
+        owner=journals.current_owner(),
+        ref=names[-1].decode("utf-8", "replace") if names else "HEAD",
+        old=old,
+        new=new,
+        lock_inode=None,
+        started_ns=time.time_ns(),
+    )
+    return [
+        attrs.evolve(f, kind=FOUND_INDEX_BEHIND) if f.kind == FOUND_INTERRUPTED_COMMIT else f
+        for f in _finish(repo, root, git_dir, entry, old, new)
+    ]
