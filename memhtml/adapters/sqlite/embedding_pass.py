@@ -12,6 +12,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.adapters import fault_point
 from memhtml.adapters.sqlite.connection import Database, Write
 from memhtml.adapters.sqlite.schema import WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.vectors import pack_f32
@@ -130,6 +131,7 @@ def _embed_slices(
             db.write_all(writes[batch : batch + WRITE_BATCH_SIZE], operation="store vectors")
         written += len(writes)
         progress.advance(len(writes))
+        fault_point("embed.slice")
     return EmbedOutcome(written=written)
 
 

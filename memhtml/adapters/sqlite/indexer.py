@@ -7,6 +7,7 @@ passes live in ``rebuild_pass``, ``update_pass`` and ``embedding_pass``, the pur
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Final
 
@@ -22,6 +23,7 @@ from memhtml.adapters.sqlite.embedding_pass import (
 from memhtml.adapters.sqlite.index_context import IndexContext
 from memhtml.adapters.sqlite.index_state import read_index_state
 from memhtml.adapters.sqlite.parsing import ParseSettings
+from memhtml.adapters.sqlite.rebuild_claim import RebuildClaim
 from memhtml.adapters.sqlite.rebuild_pass import run_rebuild
 from memhtml.adapters.sqlite.update_pass import run_update
 from memhtml.ports.clock import Clock
@@ -42,6 +44,9 @@ from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 BECAUSE_FLAG: Final = "embedding was turned off for this rebuild"
 BECAUSE_NO_EMBEDDER: Final = "no embedder is configured"
 STALE_REASON: Final = "a rebuild started and did not finish"
+RUNNING_REASON: Final = "another process is rebuilding it right now"
+
+_log = logging.getLogger(__name__)
 
 
 class SqliteIndexer:
@@ -101,6 +106,7 @@ class SqliteIndexer:
             persist_slice=embed_persist_slice,
             parse=parse if parse is not None else ParseSettings(),
         )
+        self._claim = RebuildClaim(db.path)
 
     @property
     def embedder_bound(self) -> bool:
@@ -110,7 +116,13 @@ class SqliteIndexer:
     def rebuild(
         self, *, embed: bool, force: bool = False, progress: ProgressSink = NO_PROGRESS
     ) -> RebuildReport:
-        """See ``Indexer.rebuild``."""
+        """See ``Indexer.rebuild``. Waits while another process rebuilds."""
+        with self._claim.held(wait=True):
+            return self._guarded_rebuild(embed=embed, force=force, progress=progress)
+
+    def _guarded_rebuild(
+        self, *, embed: bool, force: bool, progress: ProgressSink
+    ) -> RebuildReport:
         context = self._context
         writes_vectors = embed and context.embedder is not None
         state = read_index_state(context.db)
@@ -126,22 +138,13 @@ class SqliteIndexer:
         """See ``Indexer.update``."""
         context = self._context
         state = read_index_state(context.db)
-        if state is None:
-            # Never indexed: any vectors present belong to no recorded space, and the stash
-            # keeps those in the configured one, so nothing here needs the refusal guard.
-            rebuilt = run_rebuild(
-                context, embed=embed and context.embedder is not None, progress=progress
-            )
-            return UpdateReport(
-                head_sha=rebuilt.head_sha,
-                rebuilt=True,
-                added=rebuilt.files_indexed,
-                embeddings_written=rebuilt.embeddings_written,
-                skipped=rebuilt.skipped,
-                model_failure=rebuilt.model_failure,
-            )
-        if state.head_sha is None:
-            raise IndexStale(STALE_REASON)
+        if state is None or state.head_sha is None:
+            rebuilt = self._first_or_resumed(embed=embed, progress=progress)
+            if rebuilt is not None:
+                return rebuilt
+            state = read_index_state(context.db)
+            if state is None or state.head_sha is None:
+                raise IndexStale(RUNNING_REASON)
         self._check_space(state)
         report, chunk_ids = run_update(context, state, progress)
         if not (embed and context.embedder is not None and chunk_ids):
@@ -157,6 +160,50 @@ class SqliteIndexer:
         return attrs.evolve(
             report, embeddings_written=outcome.written, model_failure=outcome.failure
         )
+
+    def _first_or_resumed(self, *, embed: bool, progress: ProgressSink) -> UpdateReport | None:
+        """The full rebuild an update runs when there is no watermark, or a NULL one whose
+        rebuild died; ``None`` when another process finished it while this one waited.
+
+        Raises:
+            IndexStale: Another process is rebuilding right now.
+            EmbedModelMismatch, RebuildNoEmbedRefused: A resumed rebuild that cannot write
+                vectors meets the guards an explicit one would.
+        """
+        context = self._context
+        # The first build is needed before anything can be answered, so it waits for another
+        # process's; a died rebuild's successor does not wait on a live one (reads answer
+        # from the index as it stands, DECISIONS 20).
+        first = read_index_state(context.db) is None
+        with self._claim.held(wait=first) as got:
+            if not got:
+                raise IndexStale(RUNNING_REASON)
+            state = read_index_state(context.db)
+            if state is not None and state.head_sha is not None:
+                return None
+            if state is None:
+                # Never indexed: any vectors present belong to no recorded space, and the
+                # stash keeps those in the configured one, so no refusal guard applies.
+                rebuilt = run_rebuild(
+                    context, embed=embed and context.embedder is not None, progress=progress
+                )
+            else:
+                _log.warning("an index rebuild was interrupted; rebuilding from git now")
+                # Catching up, as any update does: without an embedder the new chunks wait for
+                # vectors (as an incremental pass leaves them) rather than every read failing.
+                rebuilt = self._guarded_rebuild(embed=embed, force=True, progress=progress)
+        return UpdateReport(
+            head_sha=rebuilt.head_sha,
+            rebuilt=True,
+            added=rebuilt.files_indexed,
+            embeddings_written=rebuilt.embeddings_written,
+            skipped=rebuilt.skipped,
+            model_failure=rebuilt.model_failure,
+        )
+
+    def rebuild_in_progress(self) -> bool:
+        """See ``Indexer.rebuild_in_progress``."""
+        return self._claim.busy()
 
     def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
         """See ``Indexer.embed_missing``."""

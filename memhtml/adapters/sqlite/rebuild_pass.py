@@ -13,6 +13,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.adapters import fault_point
 from memhtml.adapters.sqlite.connection import Database, Write
 from memhtml.adapters.sqlite.embedding_pass import EmbedOutcome, embed_pending, pending_chunks
 from memhtml.adapters.sqlite.index_context import IndexContext
@@ -142,14 +143,17 @@ def run_rebuild(
     snapshot = read_tree(context, progress)
     db = context.db
     db.write_all(truncate_writes(context), operation="truncate for rebuild")
+    fault_point("rebuild.truncated")
     indexed_at = context.now()
     if snapshot.parsed:
         progress.start(PHASE_PROJECTING, len(snapshot.parsed))
     for batch in write_batches(_projections(snapshot.parsed, indexed_at, progress)):
         db.write_all(batch, operation="project files")
+        fault_point("rebuild.batch")
     if snapshot.parsed:
         progress.finish()
     preserved = restore_stashed_vectors(db, context.model)
+    fault_point("rebuild.projected")
     outcome = EmbedOutcome()
     if embed and context.embedder is not None:
         outcome = embed_pending(
@@ -160,6 +164,7 @@ def run_rebuild(
             now=context.now,
             progress=progress,
         )
+    fault_point("rebuild.embedded")
     db.write_all(
         record_head_writes(head_sha=snapshot.head, dirty_paths=(), now=context.now()),
         operation="record rebuild watermark",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from memhtml.adapters import fault_point
 from memhtml.adapters.sqlite.connection import Database, Write
 from memhtml.adapters.sqlite.index_context import IndexContext
 from memhtml.adapters.sqlite.index_state import record_head_writes, watermark_commit
@@ -119,6 +120,7 @@ def run_update(
         *(write for projection in late_projections for write in projection.writes),
     ]
     wrote |= _write(db, [*(removal_writes(file.path) for file in duplicates), late_group])
+    fault_point("update.projected")
     if wrote or head != watermark or plan.dirty_after != state.dirty_paths:
         db.write_all(
             record_head_writes(head_sha=head, dirty_paths=plan.dirty_after, now=now),
@@ -142,6 +144,7 @@ def _write(db: Database, groups: Iterable[Sequence[Write]]) -> bool:
     wrote = False
     for batch in write_batches(groups):
         db.write_all(batch, operation="update index")
+        fault_point("update.batch")
         wrote = True
     return wrote
 
