@@ -138,6 +138,8 @@ class Services:
         *,
         clock: Clock | None = None,
         embedder: EmbeddingModel | bool | None = True,
+        heal: bool = True,
+        thorough: bool = False,
     ) -> None:
         """Open the store's databases and bind every port to its adapter.
 
@@ -146,16 +148,20 @@ class Services:
             clock: The instant source; the system clock by default.
             embedder: ``True`` builds the configured embedder; an instance overrides it (evals
                 and tests); ``None`` or ``False`` means lexical-only.
+            heal: Repair what a killed command or a damaged file left (``app.recovery``);
+                off, it is only reported in ``recovery`` (plain ``doctor``).
+            thorough: Check both databases' pages and sweep the whole repository, which
+                costs a fraction of a second per 10,000 memories (``doctor``).
         """
         from memhtml.adapters.git.dulwich_git import DulwichGit
         from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
         from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity
         from memhtml.adapters.git.write_lock import RepositoryWriteLock
-        from memhtml.adapters.sqlite.connection import Database
         from memhtml.adapters.sqlite.indexer import SqliteIndexer
         from memhtml.adapters.sqlite.recorder import SqliteRecorder
         from memhtml.adapters.sqlite.retrieval import SqliteRetrieval
         from memhtml.adapters.system.clock import SystemClock
+        from memhtml.app.recovery import open_databases, recover_store
         from memhtml.app.use_cases.collaborators import ParseCache
 
         self.settings = settings
@@ -173,16 +179,14 @@ class Services:
         if settings.git_name and settings.git_email:
             fallback = Identity(name=settings.git_name, email=settings.git_email)
         settings.index_path.parent.mkdir(parents=True, exist_ok=True)
-        self.db: Database = Database.open(
-            settings.index_path,
-            state_path=settings.state_path,
-            fts_tokenizer=settings.fts_tokenizer,
-        )
+        # Issue 14: a damaged database is moved aside here (or only reported, heal off).
+        opened = open_databases(settings, heal=heal, verify=thorough)
+        self.db: Database = opened.db
         self.git: GitPort = DulwichGit(settings.root)
-        self.writer: GitWriter = DulwichGitWriter(
-            settings.root, clock=self.clock, fallback=fallback
-        )
         self.write_lock = RepositoryWriteLock(settings.write_lock_path)
+        self.writer: GitWriter = DulwichGitWriter(
+            settings.root, clock=self.clock, fallback=fallback, write_lock=self.write_lock
+        )
         # The write path lends its rendered documents to the indexer through this cache.
         self.parse_cache = ParseCache(parse_memory_lazily)
         self.indexer: Indexer = SqliteIndexer(
@@ -202,6 +206,12 @@ class Services:
             coverage_floor=settings.embed.vector_coverage_floor,
         )
         self.recorder: Recorder = SqliteRecorder(self.db)
+        # Issue 14: finish or undo a killed writer's commit; restore a moved-aside state.db.
+        try:
+            self.recovery = recover_store(self, opened, heal=heal, sweep=thorough)
+        except BaseException:
+            self.db.close()
+            raise
 
     @property
     def embeds(self) -> bool:

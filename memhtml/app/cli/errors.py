@@ -19,11 +19,12 @@ from memhtml.ports.errors import (
     IndexStale,
     ModelUnavailable,
     RebuildNoEmbedRefused,
+    StorageCorrupt,
     StorageFailure,
     VectorCoverageLow,
 )
 from memhtml.ports.git import PathRefused
-from memhtml.ports.git_writer import HeadMoved
+from memhtml.ports.git_writer import GitLocked, HeadMoved
 
 EXIT_OK: Final = 0
 EXIT_RUNTIME: Final = 1
@@ -174,6 +175,29 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         exit_status=EXIT_RUNTIME,
         description="The discrimination eval's gate failed.",
         raised_by=(DiscriminationFailed,),
+    ),
+    ErrorCode(
+        code="ERR_GIT_LOCKED",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "A git lock file (.git/index.lock, a branch's .lock) is held by a git command that "
+            "is running, or was left by one that died less than a minute ago; nothing was "
+            "written. memhtml removes its own dead writers' locks by itself."
+        ),
+        raised_by=(GitLocked,),
+        suggestions=("memhtml doctor --fix",),
+    ),
+    ErrorCode(
+        code="ERR_STORAGE_CORRUPT",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "index.db or state.db is damaged where a command read it. Opening the store moves "
+            "a damaged file aside by itself; damage deeper in the file is found by doctor's "
+            "integrity check, and doctor --fix rebuilds the index from git or restores the "
+            "state plane from its committed sidecar."
+        ),
+        raised_by=(StorageCorrupt,),
+        suggestions=("memhtml doctor --fix",),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

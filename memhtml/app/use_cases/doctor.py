@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from memhtml.app.recovery import StoreFinding, described, doctor_findings, needs_attention
 from memhtml.app.use_cases.doctor_fix import Repair, run_repair
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
@@ -53,6 +54,7 @@ class DoctorPorts:
     floor: float
     embeds: bool
     has_state: bool
+    recovery: tuple[StoreFinding, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -76,6 +78,7 @@ class DoctorReport:
         dirty: Paths with uncommitted changes.
         warnings: Format warnings as ``path: code: detail`` and the coverage remedy when low.
         has_state: The state plane is attached.
+        recovery: What killed commands or damaged files left, each with its fix (issue 14).
         repaired: What ``--fix`` changed; ``None`` when it was not asked for.
     """
 
@@ -102,6 +105,7 @@ class DoctorReport:
     dirty: tuple[str, ...]
     warnings: tuple[str, ...]
     has_state: bool
+    recovery: tuple[StoreFinding, ...] = ()
     repaired: Repair | None = None
 
 
@@ -116,6 +120,9 @@ def run_doctor(services: Services, *, fix: bool = False) -> DoctorReport:
     from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
 
     repaired = run_repair(services) if fix else None
+    if repaired is not None:
+        healed = tuple(f for f in services.recovery if f.repaired)
+        repaired = attrs.evolve(repaired, recovered=described(healed))
     report = doctor_with(
         DoctorPorts(
             git=services.git,
@@ -129,6 +136,7 @@ def run_doctor(services: Services, *, fix: bool = False) -> DoctorReport:
             # and low coverage must still be reported when the store is meant to embed.
             embeds=services.settings.embed.writes_vectors,
             has_state=services.db.has_state,
+            recovery=doctor_findings(services, after_fix=fix),
         )
     )
     return report if repaired is None else attrs.evolve(report, repaired=repaired)
@@ -163,6 +171,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
     healthy = (
         not (dangling or orphans or unparseable or low or not index_fresh or not matches)
         and ports.has_state
+        and not needs_attention(ports.recovery)
     )
     return DoctorReport(
         root=ports.root,
@@ -188,6 +197,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         dirty=tuple(sorted(entry.path for entry in status)),
         warnings=tuple(warnings),
         has_state=ports.has_state,
+        recovery=ports.recovery,
     )
 
 

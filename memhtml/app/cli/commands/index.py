@@ -61,6 +61,9 @@ STATUS_KEYS: Final = (
     "tags",
     "entities",
     "hasState",
+    "stale",
+    "staleReason",
+    "staleFix",
 )
 REASON_SEPARATOR: Final = "; "
 
@@ -102,7 +105,8 @@ def rebuild(embed: bool | None, force: bool) -> CommandResult:
     """Rebuild the whole index from the committed HEAD, keeping vectors of unchanged chunks."""
     from memhtml.app.use_cases.index_ops import index_rebuild
 
-    with open_services() as services, TerminalProgress() as progress:
+    # Thorough: a page check finds damage opening does not, and the file is moved aside.
+    with open_services(thorough=True) as services, TerminalProgress() as progress:
         report = index_rebuild(services, embed=embed, force=force, progress=progress)
     return REPORT_TYPE, report_data("rebuild", report, REBUILD_KEYS)
 

@@ -18,12 +18,16 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def open_services(*, embedder: bool = True) -> Iterator[Services]:
+def open_services(
+    *, embedder: bool = True, heal: bool = True, thorough: bool = False
+) -> Iterator[Services]:
     """The wired services of the invocation's initialized repository, closed on exit.
 
     Args:
         embedder: Build the configured embedder (``MEMHTML_EMBED``); False for commands that
             never embed, so they cannot fail on a missing model.
+        heal: Repair what a killed command or a damaged file left (see ``Services``).
+        thorough: Check the databases' pages and sweep the repository (see ``Services``).
 
     Raises:
         RepoRequired: The root may not be used or is not an initialized store.
@@ -32,7 +36,7 @@ def open_services(*, embedder: bool = True) -> Iterator[Services]:
     from memhtml.app.bootstrap import Services, read_settings
 
     settings = read_settings(repo_root(), os.environ)
-    services = Services(settings, embedder=embedder)
+    services = Services(settings, embedder=embedder, heal=heal, thorough=thorough)
     try:
         yield services
     finally:
