@@ -103,9 +103,7 @@ def described(findings: tuple[RecoveryFinding, ...]) -> tuple[StoreFinding, ...]
         StoreFinding(
             kind=f.kind,
             detail=f.detail,
-            fix=None
-            if f.kind in INFORMATIONAL - {FOUND_HELD_LOCK}
-            else FIXES.get(f.kind, DOCTOR_FIX),
+            fix=None if f.repaired or f.kind in _NOTHING_TO_DO else FIXES.get(f.kind, DOCTOR_FIX),
         )
         for f in findings
     )

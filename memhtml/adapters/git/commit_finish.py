@@ -3,10 +3,10 @@
 A commit killed after its branch moved leaves some working files at the old content (or
 missing) and the index at the old tree. Finishing it walks the change from the old tree to the
 new one path by path, and never overwrites what someone changed since: a working file is
-written only when it is missing or still holds the old blob, and removed only when it still
-holds the old blob. Anything else is kept as it is, its index entry left unstamped, so status
-shows it as the edit it is. Every step is idempotent, so a finish that is itself killed is
-simply run again.
+written only when it is missing or still holds the old blob (its own, or that of a path the
+commit removes: a moved file), and removed only when it still holds the old blob. Anything
+else is kept as it is, its index entry left unstamped, so status shows it as the edit it is.
+Every step is idempotent, so a finish that is itself killed is simply run again.
 """
 
 from __future__ import annotations
@@ -104,6 +104,10 @@ def finish_working_tree(repo: Repo, root: Path, old: str | None, new: str) -> Fi
         found = in_old(path)
         if found is not None and is_file_mode(found[0]):
             before[path] = found[1].decode("ascii")
+    # A move's target that is also rewritten (an archive stamps the file it moves) holds the
+    # source's old content once the move is done: that content is in git, so replacing it
+    # with the commit's loses nothing, where keeping it would leave a needless edit behind.
+    moved_away = {before[path] for path, entry in changes if entry is None and path in before}
     for path, entry in changes:
         target = root / path
         if _through_symlink(root, path):
@@ -125,7 +129,7 @@ def finish_working_tree(repo: Repo, root: Path, old: str | None, new: str) -> Fi
         state = _working_blob(target)
         if state == sha:
             verified.add(path)
-        elif state is None or state == before.get(path):
+        elif state is None or state == before.get(path) or state in moved_away:
             _materialise(repo, target, entry)
             fault_point("recover.worktree")
             verified.add(path)

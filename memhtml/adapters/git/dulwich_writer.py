@@ -137,15 +137,15 @@ class DulwichGitWriter:
             if quick_look(git_dir):
                 run_recovery(repo, repair=True, sweep=False)
             _check_working_paths(root, changes)
-            lock = _take_index_lock(repo)
+            names, _ = repo.refs.follow(HEADREF)
+            ref = names[-1].decode("utf-8") if names else "HEAD"
+            journal = journals.begin(git_dir, ref=ref, old=expected_head)
+            try:
+                lock = _take_index_lock(repo)
+            except BaseException:
+                journals.remove(journal)
+                raise
             with lock:
-                names, _ = repo.refs.follow(HEADREF)
-                journal = journals.begin(
-                    git_dir,
-                    ref=names[-1].decode("utf-8") if names else "HEAD",
-                    old=expected_head,
-                    lock_inode=inode_of(Path(repo.index_path() + LOCK_SUFFIX)),
-                )
                 try:
                     fault_point("commit.locked")
                     records = read_index(repo.index_path())
@@ -159,7 +159,11 @@ class DulwichGitWriter:
                     missing = _missing_move_sources(repo, root, changes, edits)
                     commit = self._make_commit(repo, base_tree, actual, changes, edits, message)
                     fault_point("commit.objects")
-                    journal = attrs.evolve(journal, new=commit.id.decode("ascii"))
+                    journal = attrs.evolve(
+                        journal,
+                        new=commit.id.decode("ascii"),
+                        lock_inode=inode_of(Path(repo.index_path() + LOCK_SUFFIX)),
+                    )
                     journals.write(journal, durable=True)
                     fault_point("commit.prepared")
                     _swap_head(repo, expected_head, actual, commit)
@@ -363,8 +367,13 @@ def _take_index_lock(repo: Repo) -> _GitFile:
         return GitFile(repo.index_path(), "wb")
     except FileLocked as error:
         lock = Path(repo.index_path() + LOCK_SUFFIX)
-        inode = inode_of(lock)
+        index = Path(repo.index_path())
+        mine = journals.current_owner()
         for entry in journals.read_all(Path(repo.controldir())):
-            if isinstance(entry, journals.Journal) and entry.lock_inode == inode:
+            if (
+                isinstance(entry, journals.Journal)
+                and entry.owner != mine
+                and journals.claims_lock(entry, lock, index)
+            ):
                 raise HeadMoved(None, None, why="another writer holds the index lock") from error
         raise GitLocked(str(lock), judge_unclaimed_lock(lock, Path(repo.path)).reason) from error

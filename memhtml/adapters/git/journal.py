@@ -1,11 +1,12 @@
 """The commit journal: the commit a writer is landing, so whoever comes next can finish or undo it.
 
-A commit writes one small file in ``.git/`` (``memhtml-commit-<pid>-<thread>.journal``) right
-after it takes ``.git/index.lock``, rewrites it with the new commit's id just before the branch
-moves, and deletes it once the index is in place. A journal whose writer is gone therefore says
-exactly where the writer died: before the branch moved (undo), or after (finish the working
-tree and the index). Each writer has its own file, so writers that race without the store's
-lock (threads in one process, tests) never delete each other's journal.
+A commit writes one small file in ``.git/`` (``memhtml-commit-<pid>-<thread>.journal``) just
+before it takes ``.git/index.lock``, rewrites it with the new commit's id and the lock's inode
+just before the branch moves, and deletes it once the index is in place. A journal whose
+writer is gone therefore says exactly where the writer died: before the branch moved (undo),
+or after (finish the working tree and the index). Each writer has its own file, so writers
+that race without the store's lock (threads in one process, tests) never delete each other's
+journal.
 
 A writer is named by its pid, the process's start time (so a recycled pid is not mistaken for
 it) and its thread; "alive" is read from ``/proc`` where there is one.
@@ -33,6 +34,8 @@ _PROC: Final = Path("/proc")
 _START_FIELD_AFTER_NAME: Final = 19
 _STATE_FIELD_AFTER_NAME: Final = 0
 _ZOMBIE: Final = b"Z"
+# File times and the journal's clock may disagree by a filesystem's timestamp granularity.
+_CLOCK_SLACK_NS: Final = 20_000_000
 
 
 @attrs.frozen(kw_only=True)
@@ -82,6 +85,26 @@ class UnreadableJournal:
     path: Path
 
 
+def claims_lock(journal: Journal, lock: Path, index: Path) -> bool:
+    """Whether ``lock`` (``.git/index.lock``) is the one ``journal``'s writer created.
+
+    With its inode recorded: that inode, unless it has become the index itself (the writer's
+    lock, renamed into place). Before the inode could be recorded (the journal is written just
+    before the lock is taken): a lock no older than the journal.
+    """
+    try:
+        info = lock.lstat()
+    except FileNotFoundError:
+        return False
+    if journal.lock_inode is not None:
+        try:
+            index_inode = index.lstat().st_ino
+        except FileNotFoundError:
+            index_inode = None
+        return info.st_ino == journal.lock_inode and index_inode != info.st_ino
+    return info.st_ctime_ns >= journal.started_ns - _CLOCK_SLACK_NS
+
+
 def current_owner() -> Owner:
     """The calling thread of this process."""
     pid = os.getpid()
@@ -93,8 +116,12 @@ def journal_path(git_dir: Path, owner: Owner) -> Path:
     return git_dir / f"{JOURNAL_PREFIX}{owner.pid}-{owner.thread}{JOURNAL_SUFFIX}"
 
 
-def begin(git_dir: Path, *, ref: str, old: str | None, lock_inode: int | None) -> Journal:
-    """Write the journal of a commit that holds the index lock and has not moved anything yet."""
+def begin(git_dir: Path, *, ref: str, old: str | None) -> Journal:
+    """Write the journal of a commit about to take the index lock.
+
+    Written before the lock, so no instant exists at which the writer holds a lock no journal
+    accounts for: until the lock's inode is recorded, ``claims_lock`` recognises it by time.
+    """
     owner = current_owner()
     journal = Journal(
         path=journal_path(git_dir, owner),
@@ -102,7 +129,7 @@ def begin(git_dir: Path, *, ref: str, old: str | None, lock_inode: int | None) -
         ref=ref,
         old=old,
         new=None,
-        lock_inode=lock_inode,
+        lock_inode=None,
         started_ns=time.time_ns(),
     )
     write(journal)

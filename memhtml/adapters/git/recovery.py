@@ -88,10 +88,11 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
                 journals.remove(entry)
             found.append(_finding(FOUND_INTERRUPTED_COMMIT, f"unreadable {entry.path}", repair))
             continue
+        claim = _claimed_inode(repo, entry)
         if journals.is_alive(entry.owner):
             live = True
-            if entry.lock_inode is not None:
-                claimed.add(entry.lock_inode)
+            if claim is not None:
+                claimed.add(claim)
             found.append(
                 _finding(
                     FOUND_COMMIT_IN_PROGRESS,
@@ -100,8 +101,8 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
                 )
             )
             continue
-        if not repair and entry.lock_inode is not None:
-            claimed.add(entry.lock_inode)  # its fate follows the journal's
+        if not repair and claim is not None:
+            claimed.add(claim)  # its fate follows the journal's
         found.extend(_resolve(repo, root, git_dir, entry, repair=repair))
     found.extend(_unclaimed_locks(repo, root, git_dir, claimed, repair=repair))
     if sweep and not live:
@@ -166,17 +167,24 @@ def _index_lock(repo: Repo) -> Path:
     return Path(repo.index_path() + LOCK_SUFFIX)
 
 
+def _claimed_inode(repo: Repo, entry: Journal) -> int | None:
+    """The inode of the index lock ``entry``'s writer holds (or held), if it is there."""
+    lock = _index_lock(repo)
+    if journals.claims_lock(entry, lock, Path(repo.index_path())):
+        return inode_of(lock)
+    return None
+
+
 def _drop_own_index_lock(repo: Repo, entry: Journal) -> bool:
     """Remove the index lock the dead writer created; never one a git command took later.
 
-    The writer's lock, once renamed over the index, is the index: same inode. So a lock with
-    the recorded inode that is not also the index is still the writer's own.
+    See ``journal.claims_lock``. A lock recognised only by its time (the writer died before
+    recording its inode) is left while a git process works here: it may be that command's.
     """
     lock = _index_lock(repo)
-    inode = inode_of(lock)
-    if inode is None or entry.lock_inode is None or inode != entry.lock_inode:
+    if _claimed_inode(repo, entry) is None:
         return False
-    if inode_of(Path(repo.index_path())) == inode:
+    if entry.lock_inode is None and git_process_in(Path(repo.path)) is not None:
         return False
     lock.unlink(missing_ok=True)
     return True
@@ -195,12 +203,18 @@ def _finish(
             return [_finding(FOUND_HELD_LOCK, detail, False, lock_path)]
         lock_path.unlink(missing_ok=True)
         found.append(_finding(FOUND_STALE_LOCK, f"{lock_path} ({verdict.reason})", True, lock_path))
+    # The journal names this process before the lock is taken (as a commit's does), so a
+    # finish killed at any instant leaves a lock its successor recognises.
+    entry = attrs.evolve(
+        entry, owner=journals.current_owner(), lock_inode=None, started_ns=time.time_ns()
+    )
+    journals.write(entry)
     try:
         lock = GitFile(repo.index_path(), "wb")
     except FileLocked:
         return [_finding(FOUND_HELD_LOCK, f"{lock_path} was taken meanwhile", False, lock_path)]
     with lock:
-        entry = attrs.evolve(entry, owner=journals.current_owner(), lock_inode=inode_of(lock_path))
+        entry = attrs.evolve(entry, lock_inode=inode_of(lock_path))
         journals.write(entry)
         tree = finish_working_tree(repo, root, old, new)
         try:
