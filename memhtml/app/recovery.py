@@ -28,9 +28,7 @@ from memhtml.adapters import fault_point
 from memhtml.domain.sidecar import parse_sidecar
 from memhtml.ports.errors import IndexCorrupt, StateCorrupt, StorageFailure
 from memhtml.ports.git_writer import (
-    FOUND_COMMIT_IN_PROGRESS,
     FOUND_HELD_LOCK,
-    FOUND_INTERRUPTED_COMMIT,
     GitLocked,
     GitWriter,
     RecoveryFinding,
@@ -52,24 +50,6 @@ RESTORE_PENDING_SUFFIX: Final = "-restore-pending"
 """``state.db-restore-pending`` names the moved-aside state file until the new one is restored
 from the sidecar, so a restore that is itself killed is run again by the next open (the merge
 is by max, so running it twice changes nothing)."""
-FOUND_INDEX_INCOMPLETE: Final = "index-incomplete"
-"""A rebuild died and left the index partial; the next read or write resumes it."""
-FOUND_INDEX_REBUILDING: Final = "index-rebuilding"
-"""Another process is rebuilding the index right now."""
-DOCTOR_FIX: Final = "memhtml doctor --fix"
-FIXES: Final[dict[str, str | None]] = {
-    FOUND_INDEX_CORRUPT: DOCTOR_FIX,
-    FOUND_STATE_CORRUPT: DOCTOR_FIX,
-    FOUND_INDEX_INCOMPLETE: "memhtml index rebuild",
-    FOUND_INTERRUPTED_COMMIT: DOCTOR_FIX,
-    FOUND_HELD_LOCK: "wait for the git command holding the lock to finish",
-}
-"""The command that repairs each kind; ``doctor --fix`` for the rest (``None``: nothing to do)."""
-INFORMATIONAL: Final = frozenset(
-    {FOUND_CHECK_INCOMPLETE, FOUND_COMMIT_IN_PROGRESS, FOUND_HELD_LOCK, FOUND_INDEX_REBUILDING}
-)
-"""Kinds that describe something in progress, not something wrong: ``healthy`` ignores them."""
-_NOTHING_TO_DO: Final = INFORMATIONAL - {FOUND_HELD_LOCK}
 CORRUPT_INFIX: Final = "-corrupt-"
 """``index.db-corrupt-<stamp>``: a dash, so every store's ``.gitignore`` (``index.db-*``)
 already ignores the kept copy."""
@@ -80,67 +60,6 @@ _CHECK_OK: Final = "ok"
 _CHECK_INCOMPLETE: Final = "incomplete"
 _IN_MEMORY: Final = ":memory:"
 _ATTEMPTS: Final = 3
-
-
-@attrs.frozen(kw_only=True)
-class StoreFinding:
-    """One thing a killed command or a damaged file left, as ``doctor`` reports it.
-
-    Attributes:
-        kind: What (``interrupted-commit``, ``stale-lock``, ``index-corrupt``…).
-        detail: Which files or commits, and what was or will be done.
-        fix: The command that repairs it; ``None`` when nothing needs doing.
-    """
-
-    kind: str
-    detail: str
-    fix: str | None
-
-
-def described(findings: tuple[RecoveryFinding, ...]) -> tuple[StoreFinding, ...]:
-    """Findings as ``doctor`` reports them, each with the command that repairs it."""
-    return tuple(
-        StoreFinding(
-            kind=f.kind,
-            detail=f.detail,
-            fix=None if f.repaired or f.kind in _NOTHING_TO_DO else FIXES.get(f.kind, DOCTOR_FIX),
-        )
-        for f in findings
-    )
-
-
-def doctor_findings(services: Services, *, after_fix: bool) -> tuple[StoreFinding, ...]:
-    """What is left to repair: after ``--fix`` a fresh look, otherwise what opening saw,
-    plus an index a died rebuild left partial."""
-    if after_fix:
-        found = list(services.writer.inspect(sweep=True))
-    else:
-        found = [f for f in services.recovery if not f.repaired]
-    state = services.indexer.index_state()
-    if state is not None and state.head_sha is None:
-        if services.indexer.rebuild_in_progress():
-            found.append(
-                RecoveryFinding(
-                    kind=FOUND_INDEX_REBUILDING,
-                    detail="another process is rebuilding the index",
-                    repaired=False,
-                )
-            )
-        else:
-            found.append(
-                RecoveryFinding(
-                    kind=FOUND_INDEX_INCOMPLETE,
-                    detail="a rebuild died and left the index partial; the next read or "
-                    "write rebuilds it",
-                    repaired=False,
-                )
-            )
-    return described(tuple(found))
-
-
-def needs_attention(findings: tuple[StoreFinding, ...]) -> bool:
-    """Whether any finding is a problem rather than work in progress."""
-    return any(f.kind not in INFORMATIONAL for f in findings)
 
 
 @attrs.frozen(kw_only=True)
@@ -172,7 +91,8 @@ def open_databases(settings: Settings, *, heal: bool, verify: bool) -> OpenedDat
         StorageFailure: The files cannot be opened for a reason that is not damage (a full
             disk, permissions), or a damaged file cannot be moved aside.
     """
-    from memhtml.adapters.sqlite.connection import DAMAGE_MARK_SUFFIX, Database
+    from memhtml.adapters.sqlite.connection import Database
+    from memhtml.adapters.sqlite.damage import DAMAGE_MARK_SUFFIX
 
     mark = settings.index_path.with_name(settings.index_path.name + DAMAGE_MARK_SUFFIX)
     # A statement met a damaged page last time: look at every page now (and heal).

@@ -11,13 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memhtml.adapters import FAULT_STEPS, FaultSpecInvalid, _parse
-from memhtml.app.recovery import (
+from memhtml.app.recovery import FOUND_INDEX_CORRUPT, repair_before_writing
+from memhtml.app.recovery_report import (
     DOCTOR_FIX,
-    FOUND_INDEX_CORRUPT,
     FOUND_INDEX_INCOMPLETE,
     described,
     needs_attention,
-    repair_before_writing,
 )
 from memhtml.app.use_cases.index_ops import EMPTY_TREE, REBUILD_FIX, UPDATE_FIX, staleness
 from memhtml.app.use_cases.write import write_memory

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
 import attrs
 from dulwich.errors import NotGitRepository
-from dulwich.file import FileLocked, GitFile, _GitFile
 from dulwich.object_store import commit_tree_changes
 from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import HEADREF
@@ -20,31 +18,34 @@ from dulwich.repo import Repo
 
 from memhtml.adapters import fault_point
 from memhtml.adapters.git import journal as journals
-from memhtml.adapters.git.commit_finish import IndexEdit, updated_index
+from memhtml.adapters.git.commit_finish import updated_index
+from memhtml.adapters.git.commit_steps import (
+    base_node,
+    check_working_paths,
+    index_edits,
+    missing_move_sources,
+    swap_head,
+    take_index_lock,
+)
 from memhtml.adapters.git.failures import git_operation
 from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity, resolve_identity
 from memhtml.adapters.git.index_file import read_index
-from memhtml.adapters.git.locks import inode_of, judge_unclaimed_lock
-from memhtml.adapters.git.recovery import LOCK_SUFFIX, git_dir_of, quick_look, run_recovery
+from memhtml.adapters.git.leftovers import LOCK_SUFFIX
+from memhtml.adapters.git.locks import inode_of
+from memhtml.adapters.git.recovery import git_dir_of, quick_look, run_recovery
 from memhtml.adapters.git.repository import (
     commit_tree_or_empty,
     head_commit,
-    is_file_mode,
     open_repository,
     require_worktree,
     tree_path_lookup,
-    working_path,
 )
 from memhtml.adapters.git.working_tree import apply_change_set
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
 from memhtml.ports.clock import Clock
-from memhtml.ports.git import PathRefused
 from memhtml.ports.git_writer import (
     COMMIT_OPERATION,
-    REFUSED_OCCUPIED,
-    BaseNode,
     ChangeSet,
-    GitLocked,
     HeadMoved,
     RecoveryFinding,
     TreeEdit,
@@ -54,7 +55,6 @@ from memhtml.ports.git_writer import (
 INIT_OPERATION: Final = "init"
 RECOVER_OPERATION: Final = "recover"
 INITIAL_BRANCH: Final = b"main"
-_REFLOG_PREFIX: Final = b"commit: "
 # From this many new blobs a commit writes one pack instead of loose objects: a loose object
 # costs a file and a directory entry each (10,000 of them took 6 s, a pack 1.7 s) and reads
 # back slower. Below it a pack per small commit would pile up packs every lookup must scan.
@@ -136,12 +136,12 @@ class DulwichGitWriter:
             git_dir = Path(repo.controldir())
             if quick_look(git_dir):
                 run_recovery(repo, repair=True, sweep=False)
-            _check_working_paths(root, changes)
+            check_working_paths(root, changes)
             names, _ = repo.refs.follow(HEADREF)
             ref = names[-1].decode("utf-8") if names else "HEAD"
             journal = journals.begin(git_dir, ref=ref, old=expected_head)
             try:
-                lock = _take_index_lock(repo)
+                lock = take_index_lock(repo)
             except BaseException:
                 journals.remove(journal)
                 raise
@@ -155,8 +155,8 @@ class DulwichGitWriter:
                         raise HeadMoved(expected_head, found)
                     base_tree = commit_tree_or_empty(repo, expected_head)
                     in_base = tree_path_lookup(repo, base_tree)
-                    edits = plan_tree_edits(changes, lambda path: _base_node(in_base, path))
-                    missing = _missing_move_sources(repo, root, changes, edits)
+                    edits = plan_tree_edits(changes, lambda path: base_node(in_base, path))
+                    missing = missing_move_sources(repo, root, changes, edits)
                     commit = self._make_commit(repo, base_tree, actual, changes, edits, message)
                     fault_point("commit.objects")
                     journal = attrs.evolve(
@@ -166,7 +166,7 @@ class DulwichGitWriter:
                     )
                     journals.write(journal, durable=True)
                     fault_point("commit.prepared")
-                    _swap_head(repo, expected_head, actual, commit)
+                    swap_head(repo, expected_head, actual, commit)
                 except BaseException:
                     # The branch did not move: nothing is left to finish.
                     journals.remove(journal)
@@ -180,7 +180,7 @@ class DulwichGitWriter:
                     # own changes as staged reversals. The journal then stays, so the next
                     # recovery writes the files that are missing.
                     written = {write.path for write in changes.writes}
-                    lock.write(updated_index(records, root, _index_edits(edits), written))
+                    lock.write(updated_index(records, root, index_edits(edits), written))
                     lock.close()
             fault_point("commit.index")
             journals.remove(journal)
@@ -266,114 +266,3 @@ def _is_repository(root: Path) -> bool:
     except NotGitRepository:
         return False
     return True
-
-
-def _check_working_paths(root: Path, changes: ChangeSet) -> None:
-    """Refuse, before any lock or object, a path that leaves the tree or a change that clobbers.
-
-    A move onto a file already on disk (untracked, say) would overwrite it, which ``git mv``
-    refuses too; nothing here may lose a file the commit does not name. A write onto a
-    directory on disk could only fail after HEAD moved, so it is refused here instead.
-    """
-    plain: set[str] = set()
-    for path in [
-        *(write.path for write in changes.writes),
-        *changes.deletes,
-        *(path for move in changes.moves for path in (move.source, move.target)),
-    ]:
-        working_path(root, path, COMMIT_OPERATION, follow_final=False, plain_directories=plain)
-    for move in changes.moves:
-        if os.path.lexists(root / move.target):
-            raise PathRefused(COMMIT_OPERATION, move.target, REFUSED_OCCUPIED)
-    for write in changes.writes:
-        target = root / write.path
-        if target.is_dir() and not target.is_symlink():
-            raise PathRefused(COMMIT_OPERATION, write.path, REFUSED_OCCUPIED)
-
-
-def _base_node(lookup: Callable[[str], tuple[int, ObjectID] | None], path: str) -> BaseNode | None:
-    found = lookup(path)
-    if found is None:
-        return None
-    mode, sha = found
-    if stat.S_ISDIR(mode):
-        return BaseNode(kind="tree")
-    if is_file_mode(mode):
-        return BaseNode(kind="file", blob_sha=sha.decode("ascii"), mode=mode)
-    return BaseNode(kind="other")
-
-
-def _missing_move_sources(
-    repo: Repo, root: Path, changes: ChangeSet, edits: tuple[TreeEdit, ...]
-) -> dict[str, bytes]:
-    """Committed bytes of move sources already gone from the disk, read before HEAD moves."""
-    edit_by_path = {edit.path: edit for edit in edits}
-    missing: dict[str, bytes] = {}
-    for move in changes.moves:
-        if os.path.lexists(root / move.source):
-            continue
-        sha = edit_by_path[move.target].blob_sha
-        assert sha is not None  # a move target always gets a blob
-        blob = repo.object_store[ObjectID(sha.encode("ascii"))]
-        missing[move.source] = blob.as_raw_string()
-    return missing
-
-
-def _swap_head(
-    repo: Repo, expected_head: str | None, actual: ObjectID | None, commit: Commit
-) -> None:
-    """Move HEAD's branch (or a detached HEAD) to ``commit`` only if it is still ``actual``."""
-    subject = commit.message.split(b"\n", 1)[0]
-    try:
-        if actual is None:
-            moved = repo.refs.add_if_new(
-                HEADREF, commit.id, committer=commit.committer, message=_REFLOG_PREFIX + subject
-            )
-        else:
-            moved = repo.refs.set_if_equals(
-                HEADREF,
-                actual,
-                commit.id,
-                committer=commit.committer,
-                timestamp=commit.commit_time,
-                timezone=0,
-                message=_REFLOG_PREFIX + subject,
-            )
-    except FileLocked as error:
-        raise HeadMoved(expected_head, None) from error
-    if not moved:
-        now = head_commit(repo)
-        raise HeadMoved(expected_head, None if now is None else now.decode("ascii"))
-
-
-def _index_edits(edits: tuple[TreeEdit, ...]) -> list[IndexEdit]:
-    return [
-        IndexEdit(path=e.path, blob=None if e.blob_sha is None else (e.blob_sha, e.mode))
-        for e in edits
-    ]
-
-
-def _take_index_lock(repo: Repo) -> _GitFile:
-    """``.git/index.lock``, or the reason it cannot be had.
-
-    A memhtml writer inside its commit (its journal claims the lock) is an ordinary race:
-    ``HeadMoved``. Anything else holds a lock the recovery before this judged not stale.
-
-    Raises:
-        HeadMoved: Another memhtml writer holds it.
-        GitLocked: Anything else holds it.
-    """
-    try:
-        return GitFile(repo.index_path(), "wb")
-    except FileLocked as error:
-        lock = Path(repo.index_path() + LOCK_SUFFIX)
-        index = Path(repo.index_path())
-        mine = journals.current_owner()
-        for entry in journals.read_all(Path(repo.controldir())):
-            if (
-                isinstance(entry, journals.Journal)
-                and entry.owner != mine
-                and journals.claims_lock(entry, lock, index)
-            ):
-                raise HeadMoved(None, None, why="another writer holds the index lock") from error
-        raise GitLocked(str(lock), judge_unclaimed_lock(lock, Path(repo.path)).reason) from error

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -29,6 +27,16 @@ from memhtml.adapters.git import journal as journals
 from memhtml.adapters.git.commit_finish import finish_working_tree, tree_records, updated_index
 from memhtml.adapters.git.index_file import read_index, tree_id
 from memhtml.adapters.git.journal import Journal, UnreadableJournal
+from memhtml.adapters.git.leftovers import (
+    LOCK_SUFFIX,
+    SHOWN_PATHS,
+    SLACK_NS,
+    made_since,
+    object_leftovers,
+    removed,
+    temp_files_in,
+    walk_temp_files,
+)
 from memhtml.adapters.git.locks import (
     STALE_LOCK_AGE_S,
     git_process_in,
@@ -49,17 +57,7 @@ from memhtml.ports.git_writer import (
 
 _log = logging.getLogger(__name__)
 
-LOCK_SUFFIX: Final = ".lock"
-# What `working_tree.write_file` names its temporary files: `.<name>.<uuid4 hex>.tmp`.
-TEMP_FILE: Final = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")
-# What dulwich's `add_pack` names an unfinished pack (`tempfile.mkstemp(suffix=".pack")`).
-_TEMP_PACK: Final = re.compile(r"^tmp[a-z0-9_]{8}\.pack$")
-_LOOSE_DIRECTORY: Final = re.compile(r"^[0-9a-f]{2}$")
-# File times and the journal's clock may disagree by a filesystem's timestamp granularity.
-_SLACK_NS: Final = 2_000_000_000
-_SKIPPED_DIRECTORIES: Final = frozenset({".git", ".memhtml"})
 _OUR_SUBJECT: Final = b"memhtml("
-_SHOWN_PATHS: Final = 5
 
 
 def git_dir_of(root: Path) -> Path:
@@ -229,8 +227,8 @@ def _finish(
         f"{tree.written} working files brought to it"
     )
     if tree.kept:
-        shown = ", ".join(tree.kept[:_SHOWN_PATHS])
-        more = "…" if len(tree.kept) > _SHOWN_PATHS else ""
+        shown = ", ".join(tree.kept[:SHOWN_PATHS])
+        more = "…" if len(tree.kept) > SHOWN_PATHS else ""
         detail += f"; {len(tree.kept)} files edited since are kept as they are ({shown}{more})"
     found.insert(0, _finding(FOUND_INTERRUPTED_COMMIT, detail, True))
     found.extend(_after_journal(root, git_dir, entry, directories=tree.directories))
@@ -245,72 +243,19 @@ def _after_journal(
     found: list[RecoveryFinding] = []
     busy = git_process_in(root) is not None
     ref_lock = git_dir / (entry.ref + LOCK_SUFFIX)
-    if not busy and _made_since(ref_lock, entry.started_ns):
+    if not busy and made_since(ref_lock, entry.started_ns):
         ref_lock.unlink(missing_ok=True)
         found.append(_finding(FOUND_STALE_LOCK, str(ref_lock), True))
     if not busy:
-        leftovers = [p for p in _object_leftovers(git_dir) if _made_since(p, entry.started_ns)]
-        found.extend(_removed(FOUND_OBJECT_LEFTOVERS, leftovers, git_dir))
+        leftovers = [p for p in object_leftovers(git_dir) if made_since(p, entry.started_ns)]
+        found.extend(removed(FOUND_OBJECT_LEFTOVERS, leftovers, git_dir))
     temporary = [
         path
         for directory in sorted(directories)
-        for path in _temp_files_in(root / directory if directory else root)
+        for path in temp_files_in(root / directory if directory else root)
     ]
-    found.extend(_removed(FOUND_TEMP_FILES, temporary, root))
+    found.extend(removed(FOUND_TEMP_FILES, temporary, root))
     return found
-
-
-def _made_since(path: Path, since_ns: int) -> bool:
-    try:
-        return path.lstat().st_mtime_ns >= since_ns - _SLACK_NS
-    except FileNotFoundError:
-        return False
-
-
-def _removed(kind: str, paths: list[Path], base: Path) -> list[RecoveryFinding]:
-    if not paths:
-        return []
-    for path in paths:
-        path.unlink(missing_ok=True)
-    shown = ", ".join(str(p.relative_to(base)) for p in paths[:_SHOWN_PATHS])
-    more = "…" if len(paths) > _SHOWN_PATHS else ""
-    return [_finding(kind, f"{len(paths)} removed ({shown}{more})", True)]
-
-
-def _object_leftovers(git_dir: Path) -> Iterator[Path]:
-    """dulwich's half-written object files: loose-object and pack-index lock files, unfinished
-    temporary packs, and packs whose index was never written (both git and dulwich ignore
-    those, but a retry of the same pack would trip over its lock)."""
-    objects = git_dir / "objects"
-    try:
-        names = os.listdir(objects)
-    except FileNotFoundError:
-        return
-    for name in names:
-        if _LOOSE_DIRECTORY.match(name):
-            try:
-                inner = os.listdir(objects / name)
-            except OSError:
-                continue
-            yield from (objects / name / f for f in inner if f.endswith(LOCK_SUFFIX))
-    packs = objects / "pack"
-    try:
-        pack_names = set(os.listdir(packs))
-    except FileNotFoundError:
-        return
-    for name in sorted(pack_names):
-        unfinished = _TEMP_PACK.match(name) or name.endswith(".idx" + LOCK_SUFFIX)
-        unindexed = name.endswith(".pack") and name[: -len(".pack")] + ".idx" not in pack_names
-        if unfinished or unindexed:
-            yield packs / name
-
-
-def _temp_files_in(directory: Path) -> list[Path]:
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
-    return [directory / name for name in sorted(names) if TEMP_FILE.match(name)]
 
 
 def _unclaimed_locks(
@@ -341,31 +286,24 @@ def _sweep(
     tree, old object leftovers, and an index left at HEAD's parent (a commit whose working
     tree never followed it, as memhtml before the journal could leave one)."""
     found: list[RecoveryFinding] = []
-    temporary = list(_walk_temp_files(root))
+    temporary = list(walk_temp_files(root))
     if temporary:
         if repair:
-            found.extend(_removed(FOUND_TEMP_FILES, temporary, root))
+            found.extend(removed(FOUND_TEMP_FILES, temporary, root))
         else:
             found.append(_finding(FOUND_TEMP_FILES, f"{len(temporary)} left", False))
     if git_process_in(root) is None:
         cutoff = time.time_ns() - int(STALE_LOCK_AGE_S * 1e9)
-        old = [p for p in _object_leftovers(git_dir) if not _made_since(p, cutoff + _SLACK_NS)]
+        old = [p for p in object_leftovers(git_dir) if not made_since(p, cutoff + SLACK_NS)]
         if old:
             if repair:
-                found.extend(_removed(FOUND_OBJECT_LEFTOVERS, old, git_dir))
+                found.extend(removed(FOUND_OBJECT_LEFTOVERS, old, git_dir))
             else:
                 found.append(_finding(FOUND_OBJECT_LEFTOVERS, f"{len(old)} left", False))
     if not journaled or repair:
         # A journal already explains (and its repair fixes) an index left behind HEAD.
         found.extend(_index_behind_head(repo, root, git_dir, repair=repair))
     return found
-
-
-def _walk_temp_files(root: Path) -> Iterator[Path]:
-    for directory, subdirectories, files in os.walk(root):
-        if directory == str(root):
-            subdirectories[:] = [d for d in subdirectories if d not in _SKIPPED_DIRECTORIES]
-        yield from (Path(directory) / name for name in sorted(files) if TEMP_FILE.match(name))
 
 
 def _index_behind_head(

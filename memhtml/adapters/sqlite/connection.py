@@ -13,8 +13,7 @@ import functools
 import importlib.util
 import os
 import sqlite3
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from importlib.resources.abc import Traversable
 from os import PathLike
 from types import TracebackType
@@ -22,6 +21,13 @@ from typing import Final, Self, TypeVar
 
 import sqlean
 
+from memhtml.adapters.sqlite.damage import (
+    DAMAGE_MARK_SUFFIX,
+    damage_as,
+    is_damage,
+    quick_check,
+    refuse_empty,
+)
 from memhtml.adapters.sqlite.migrations import (
     INDEX_MIGRATIONS_DIR,
     STATE_MIGRATIONS_DIR,
@@ -63,27 +69,6 @@ _DRIVER_ERRORS: Final = (
 )
 
 T = TypeVar("T")
-
-# SQLite's primary result codes that mean "this file is not a usable database": damaged pages
-# or header, not a database at all, or a path that cannot be opened as one (a directory).
-_SQLITE_CANTOPEN: Final = 14
-_SQLITE_CORRUPT: Final = 11
-_SQLITE_NOTADB: Final = 26
-_DAMAGED_CODES: Final = frozenset({_SQLITE_CANTOPEN, _SQLITE_CORRUPT, _SQLITE_NOTADB})
-_PRIMARY_CODE_MASK: Final = 0xFF
-# How often (in SQLite virtual-machine steps) an integrity check looks at its time budget.
-_CHECK_POLL_STEPS: Final = 10_000
-DAMAGE_MARK_SUFFIX: Final = "-damaged"
-"""``index.db-damaged``: left when a statement met a damaged page of either file, so the next
-open checks both files' pages and moves the damaged one aside (the opener removes it)."""
-CHECK_OK: Final = "ok"
-CHECK_INCOMPLETE: Final = "incomplete"
-
-
-def is_damage(error: BaseException | None) -> bool:
-    """Whether a driver error says the database file itself is unusable."""
-    code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & _PRIMARY_CODE_MASK in _DAMAGED_CODES
 
 
 @functools.cache
@@ -155,10 +140,10 @@ class Database:
         state_dir = state_migrations or shipped_migrations(STATE_MIGRATIONS_DIR)
         # A file cut to nothing would open as a new, empty database: for state.db that is
         # every count lost without a word, so an empty existing file is a damaged one.
-        _refuse_empty(index_path, IndexCorrupt("open index database (empty file)"))
+        refuse_empty(index_path, IndexCorrupt("open index database (empty file)"))
         if state_path is not None:
-            _refuse_empty(state_path, StateCorrupt("attach state database (empty file)"))
-        with _damage_as(IndexCorrupt):
+            refuse_empty(state_path, StateCorrupt("attach state database (empty file)"))
+        with damage_as(IndexCorrupt):
             try:
                 connection = sqlean.connect(
                     str(index_path), timeout=busy_timeout_ms / 1000, isolation_level=None
@@ -168,14 +153,14 @@ class Database:
         database = cls(connection)
         database._path = None if str(index_path) == IN_MEMORY else os.fspath(index_path)
         try:
-            with _damage_as(IndexCorrupt):
+            with damage_as(IndexCorrupt):
                 database._prepare(busy_timeout_ms)
                 applied = apply_migrations(
                     database, load_migrations(index_dir), schema=MAIN_SCHEMA, values=placeholders
                 )
                 database._migrations_applied = len(ledger_names(database, MAIN_SCHEMA))
             if state_path is not None:
-                with _damage_as(StateCorrupt):
+                with damage_as(StateCorrupt):
                     database._attach_state(state_path)
                     applied += apply_migrations(
                         database,
@@ -233,37 +218,9 @@ class Database:
         return self._path
 
     def integrity(self, schema: str, *, budget_s: float) -> str:
-        """SQLite's ``quick_check`` of one schema, stopped after ``budget_s`` seconds.
-
-        ``quick_check`` reads every page once (0.14 s for a 10,000-memory index on an idle
-        core) but skips the index-content cross-checks of ``integrity_check``; the budget
-        keeps ``doctor`` from hanging on a huge or slow store.
-
-        Args:
-            schema: ``main`` or ``state``.
-            budget_s: Seconds the check may take.
-
-        Returns:
-            ``CHECK_OK``, ``CHECK_INCOMPLETE`` when the budget ran out, else SQLite's first
-            complaint.
-        """
-        deadline = time.monotonic() + budget_s
-        connection = self._connection
-
-        def over_budget() -> int:
-            return 1 if time.monotonic() > deadline else 0
-
-        connection.set_progress_handler(over_budget, _CHECK_POLL_STEPS)
-        try:
-            rows = connection.execute(f"PRAGMA {schema}.quick_check(1)").fetchall()
-        except _DRIVER_ERRORS as error:
-            if time.monotonic() > deadline and not is_damage(error):
-                return CHECK_INCOMPLETE
-            return f"unreadable ({type(error).__name__})"
-        finally:
-            connection.set_progress_handler(None, 0)
-        first = str(rows[0][0]) if rows else CHECK_OK
-        return CHECK_OK if first == CHECK_OK else first
+        """SQLite's ``quick_check`` of ``schema`` (``main`` or ``state``), stopped after
+        ``budget_s`` seconds; see :func:`memhtml.adapters.sqlite.damage.quick_check`."""
+        return quick_check(self._connection, schema, budget_s=budget_s, driver=_DRIVER_ERRORS)
 
     @property
     def migrations_applied(self) -> int:
@@ -413,27 +370,3 @@ class Database:
             return
         with contextlib.suppress(OSError), open(self._path + DAMAGE_MARK_SUFFIX, "a"):
             pass
-
-
-def _refuse_empty(path: str | PathLike[str], damaged: StorageCorrupt) -> None:
-    if str(path) == IN_MEMORY:
-        return
-    try:
-        empty = os.stat(path).st_size == 0 and os.path.isfile(path)
-    except OSError:
-        return
-    if empty:
-        raise damaged
-
-
-@contextlib.contextmanager
-def _damage_as(kind: type[StorageCorrupt]) -> Iterator[None]:
-    """Re-raise a damaged-file failure of this block as ``kind``, naming which file it was."""
-    try:
-        yield
-    except StorageFailure as failure:
-        if isinstance(failure, kind):
-            raise
-        if isinstance(failure, StorageCorrupt) or is_damage(failure.__cause__):
-            raise kind(failure.operation) from failure.__cause__
-        raise

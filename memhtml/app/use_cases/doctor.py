@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from memhtml.app.recovery import StoreFinding, described, doctor_findings, needs_attention
+from memhtml.app.recovery_report import StoreFinding, described, doctor_findings, needs_attention
 from memhtml.app.use_cases.doctor_fix import Repair, run_repair
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding

@@ -19,7 +19,7 @@ import attrs
 from memhtml.adapters import fault_point
 from memhtml.app.commit_messages import OP_LINK, commit_message
 from memhtml.app.errors import DirtyTree
-from memhtml.app.recovery import StoreFinding
+from memhtml.app.recovery_report import StoreFinding
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.memory_files import text_of
