@@ -28,7 +28,7 @@ from memhtml.adapters import fault_point
 from memhtml.domain.sidecar import parse_sidecar
 from memhtml.ports.errors import IndexCorrupt, StateCorrupt, StorageFailure
 from memhtml.ports.git_writer import (
-    FOUND_HELD_LOCK,
+    FOUND_INTERRUPTED_COMMIT,
     GitLocked,
     GitWriter,
     RecoveryFinding,
@@ -191,15 +191,19 @@ def recover_store(
 def repair_before_writing(writer: GitWriter) -> tuple[RecoveryFinding, ...]:
     """Repair what a killed writer left before a mutation plans (the writers' lock is held).
 
+    A git lock that merely is held (a git command at work) is left to the commit, which
+    retries on it; only a killed commit that cannot be finished refuses the mutation, so the
+    plan never builds on a working tree half-way to a commit.
+
     Raises:
-        GitLocked: A git lock the repair needs is held by something alive; nothing is
+        GitLocked: A killed commit waits for a git lock something alive holds; nothing is
             written until it is released.
     """
     if not writer.needs_recovery():
         return ()
     found = writer.recover()
     for finding in found:
-        if finding.kind == FOUND_HELD_LOCK and not finding.repaired and finding.path:
+        if finding.kind == FOUND_INTERRUPTED_COMMIT and not finding.repaired and finding.path:
             raise GitLocked(finding.path, finding.detail)
     return found
 

@@ -194,21 +194,33 @@ def test_a_mutation_repairs_first_then_writes() -> None:
     assert (1, [], True) == (store.git.recoveries, store.git.pending_recovery, result.created)
 
 
-def test_a_held_lock_the_repair_needs_refuses_the_mutation() -> None:
+def test_a_killed_commit_blocked_by_a_live_lock_refuses_the_mutation() -> None:
     """An interrupted commit waiting on a lock a live git holds: GitLocked, naming the lock,
     and nothing is written."""
     store = fake_store()
-    held = RecoveryFinding(
-        kind=FOUND_HELD_LOCK,
-        detail="git process 7 is running here",
+    blocked = RecoveryFinding(
+        kind=FOUND_INTERRUPTED_COMMIT,
+        detail="/r/.git/index.lock is held (git process 7 is running here); commit abc waits",
         repaired=False,
         path="/r/.git/index.lock",
     )
-    store.git.pending_recovery = [held]
-    store.git.recover = lambda *, sweep=False: (held,)  # type: ignore[method-assign]
+    store.git.pending_recovery = [blocked]
+    store.git.recover = lambda *, sweep=False: (blocked,)  # type: ignore[method-assign]
     with pytest.raises(GitLocked) as refused:
         repair_before_writing(store.git)
     assert ("/r/.git/index.lock", None) == (refused.value.lock_path, store.git.head())
+
+
+def test_a_merely_held_lock_is_left_to_the_commits_retries() -> None:
+    """A git command holding its lock is an ordinary race: the repair reports it and the
+    mutation goes on (the commit retries on the lock)."""
+    store = fake_store()
+    held = RecoveryFinding(
+        kind=FOUND_HELD_LOCK, detail="only 0 s old", repaired=False, path="/r/.git/index.lock"
+    )
+    store.git.pending_recovery = [held]
+    store.git.recover = lambda *, sweep=False: (held,)  # type: ignore[method-assign]
+    assert (held,) == repair_before_writing(store.git)
 
 
 def test_nothing_to_repair_costs_no_repair() -> None:

@@ -102,7 +102,10 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
         if not repair and claim is not None:
             claimed.add(claim)  # its fate follows the journal's
         found.extend(_resolve(repo, root, git_dir, entry, repair=repair))
-    found.extend(_unclaimed_locks(repo, root, git_dir, claimed, repair=repair))
+    if not live:
+        # A live writer's locks come and go by the millisecond (its branch lock is no journal's
+        # to claim): judging them now would only report a race.
+        found.extend(_unclaimed_locks(repo, root, git_dir, claimed, repair=repair))
     if sweep and not live:
         found.extend(_sweep(repo, root, git_dir, repair=repair, journaled=bool(entries)))
     for finding in found:
@@ -198,7 +201,7 @@ def _finish(
         verdict = judge_unclaimed_lock(lock_path, root)
         if not verdict.stale:
             detail = f"{lock_path} is held ({verdict.reason}); commit {_short(new)} waits for it"
-            return [_finding(FOUND_HELD_LOCK, detail, False, lock_path)]
+            return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False, lock_path)]
         lock_path.unlink(missing_ok=True)
         found.append(_finding(FOUND_STALE_LOCK, f"{lock_path} ({verdict.reason})", True, lock_path))
     # The journal names this process before the lock is taken (as a commit's does), so a
@@ -210,7 +213,8 @@ def _finish(
     try:
         lock = GitFile(repo.index_path(), "wb")
     except FileLocked:
-        return [_finding(FOUND_HELD_LOCK, f"{lock_path} was taken meanwhile", False, lock_path)]
+        detail = f"{lock_path} was taken meanwhile; commit {_short(new)} waits for it"
+        return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False, lock_path)]
     with lock:
         entry = attrs.evolve(entry, lock_inode=inode_of(lock_path))
         journals.write(entry)

@@ -9,11 +9,12 @@ refused write's "nothing changed" never see it); the kernel drops it when its ho
 crash leaves nothing to clean up. The file itself stays: deleting a lock file lets a waiter
 holding the old one and a newcomer creating a new one both "hold" it.
 
-Re-entrant per thread: the commit takes the lock itself (so every committer, ``state export``
-included, is serialized and may repair a dead writer's leftovers), while the mutation frame
-already holds it around the whole command. ``flock`` conflicts between two descriptors even
-inside one process, so a nested ``held`` on the same file in the same thread reuses the
-outer hold instead of opening a second descriptor and waiting on itself forever.
+Re-entrant per lock object and thread: the commit takes the lock itself (so every committer,
+``state export`` included, is serialized and may repair a dead writer's leftovers), while the
+mutation frame already holds the same object around the whole command. ``flock`` conflicts
+between two descriptors even inside one process, so a nested ``held`` reuses the outer hold
+instead of opening a second descriptor and waiting on itself forever. Two lock objects on one
+file still exclude each other, as two processes do.
 """
 
 from __future__ import annotations
@@ -42,9 +43,6 @@ DEFAULT_TIMEOUT_S: Final = 60.0
 _FIRST_POLL_S: Final = 0.002
 _MAX_POLL_S: Final = 0.05
 
-# (lock file, thread) -> how deep that thread's holds are nested.
-_depths: dict[tuple[str, int], int] = {}
-
 
 class RepositoryWriteLock:
     """The writers' lock of one repository, kept in the file at ``path``."""
@@ -53,6 +51,8 @@ class RepositoryWriteLock:
         """Bind the lock to its file (created on first use); nothing is opened until ``held``."""
         self._path = Path(path)
         self._timeout_s = timeout_s
+        # thread -> how deep that thread's holds of this object are nested.
+        self._depths: dict[int, int] = {}
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -84,13 +84,13 @@ class RepositoryWriteLock:
         if fcntl is None:  # pragma: no cover
             yield True
             return
-        key = (os.path.abspath(self._path), threading.get_ident())
-        if key in _depths:
-            _depths[key] += 1
+        key = threading.get_ident()
+        if key in self._depths:
+            self._depths[key] += 1
             try:
                 yield True
             finally:
-                _depths[key] -= 1
+                self._depths[key] -= 1
             return
         with git_operation(LOCK_OPERATION):
             fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -98,11 +98,11 @@ class RepositoryWriteLock:
             if not self._acquire(fd, wait=wait):
                 yield False
                 return
-            _depths[key] = 1
+            self._depths[key] = 1
             try:
                 yield True
             finally:
-                del _depths[key]
+                del self._depths[key]
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
