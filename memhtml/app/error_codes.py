@@ -28,11 +28,12 @@ from memhtml.ports.errors import (
     IndexStale,
     ModelUnavailable,
     RebuildNoEmbedRefused,
+    StorageCorrupt,
     StorageFailure,
     VectorCoverageLow,
 )
 from memhtml.ports.git import PathRefused
-from memhtml.ports.git_writer import HeadMoved
+from memhtml.ports.git_writer import GitLocked, HeadMoved
 
 EXIT_OK: Final = 0
 EXIT_RUNTIME: Final = 1
@@ -185,6 +186,26 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         exit_status=EXIT_RUNTIME,
         description="The discrimination eval's gate failed.",
         raised_by=(DiscriminationFailed,),
+    ),
+    ErrorCode(
+        code="ERR_GIT_LOCKED",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "A git lock is held by a running git command, or was left moments ago; nothing was "
+            "written. Wait, or remove the stale lock the message names."
+        ),
+        raised_by=(GitLocked,),
+        suggestions=("memhtml doctor --fix",),
+    ),
+    ErrorCode(
+        code="ERR_STORAGE_CORRUPT",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "A database page is damaged; the next command moves the file aside and rebuilds "
+            "the index from git (or restores the state plane from its sidecar)."
+        ),
+        raised_by=(StorageCorrupt,),
+        suggestions=("memhtml doctor --fix",),
     ),
     ErrorCode(
         code="ERR_EXTRA_MISSING",

@@ -281,6 +281,7 @@ class Store:
             configured_model=s.watermark,
             floor=s.settings.embed.vector_coverage_floor,
             has_state=s.storage.has_state,
+            head=s.git.head(),
         )
 
     def doctor(self, *, fix: bool = False) -> DoctorReport:
@@ -294,6 +295,7 @@ class Store:
 
         from memhtml.app.use_cases.doctor import DoctorPorts, doctor_with
         from memhtml.app.use_cases.doctor_fix import FixPorts, repair_with
+        from memhtml.app.use_cases.recovery_report import described, doctor_findings
 
         s = self.services
         repaired = None
@@ -307,6 +309,8 @@ class Store:
                     drop=s.codec.drop_link,
                 )
             )
+            healed = tuple(f for f in s.recovery if f.repaired)
+            repaired = attrs.evolve(repaired, recovered=described(healed))
         report = doctor_with(
             DoctorPorts(
                 git=s.git,
@@ -320,6 +324,7 @@ class Store:
                 # none, and low coverage must still be reported when the store should embed.
                 embeds=s.settings.embed.writes_vectors,
                 has_state=s.storage.has_state,
+                recovery=doctor_findings(s.recovery, s.writer, s.indexer, after_fix=fix),
             )
         )
         return report if repaired is None else attrs.evolve(report, repaired=repaired)
@@ -360,6 +365,8 @@ def open_store(
     environ: Mapping[str, str] | None = None,
     clock: Clock | None = None,
     embedder: EmbeddingModel | bool | None = True,
+    heal: bool = True,
+    thorough: bool = False,
 ) -> Store:
     """Open the initialized store at ``root``.
 
@@ -369,6 +376,8 @@ def open_store(
         clock: The instant source; the system clock by default.
         embedder: ``True`` builds the configured embedder, an instance overrides it, ``False``
             or ``None`` is lexical-only.
+        heal: Repair what a killed command or a damaged file left (off: only report it).
+        thorough: Check every database page and sweep the repository (``doctor``).
 
     Raises:
         RepoRequired: ``root`` is not a git work tree with a ``.memhtml/`` folder.
@@ -383,7 +392,7 @@ def open_store(
             root=str(settings.root),
             suggestions=(f"memhtml init --repo {shlex.quote(str(settings.root))}",),
         )
-    return Store(Services(settings, clock=clock, embedder=embedder))
+    return Store(Services(settings, clock=clock, embedder=embedder, heal=heal, thorough=thorough))
 
 
 def init_store_at(root: str | Path, *, environ: Mapping[str, str] | None = None) -> InitResult:

@@ -15,6 +15,9 @@ import attrs
 
 from memhtml.domain.reinforce import AccessRow
 
+SIDECAR_PATH: Final = ".memhtml/state/access.jsonl"
+"""Where the state plane's committed copy lives in the repository."""
+
 SIDECAR_PRECISION: Final = 4
 """Decimal places every float in the sidecar carries."""
 

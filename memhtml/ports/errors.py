@@ -19,6 +19,30 @@ class StorageFailure(PortError):
         super().__init__(f"storage operation failed: {operation}")
 
 
+class StorageCorrupt(StorageFailure):
+    """A database file is damaged, is not a database, or cannot be opened as one.
+
+    Raised where SQLite says so (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``, ``SQLITE_CANTOPEN``).
+    Both files have a recovery path: index.db is rebuilt from git, state.db restored from the
+    committed sidecar; ``memhtml doctor --fix`` does either.
+    """
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        self.suggestions = ("memhtml doctor --fix",)
+        PortError.__init__(
+            self, f"storage operation failed: {operation} (the database file is damaged)"
+        )
+
+
+class IndexCorrupt(StorageCorrupt):
+    """index.db, the rebuildable cache, is damaged or unreadable (found while opening it)."""
+
+
+class StateCorrupt(StorageCorrupt):
+    """state.db, the state plane, is damaged or unreadable (found while opening it)."""
+
+
 class GitFailure(PortError):
     """A git operation failed (unreadable repository, missing object, refused ref update)."""
 

@@ -87,15 +87,76 @@ class HeadMoved(GitFailure):
         actual: The head found, when it was read (``None`` when unborn or unknown).
     """
 
-    def __init__(self, expected: str | None, actual: str | None) -> None:
-        super().__init__(f"{COMMIT_OPERATION} (HEAD moved)")
+    def __init__(
+        self, expected: str | None, actual: str | None, *, why: str = "HEAD moved"
+    ) -> None:
+        super().__init__(f"{COMMIT_OPERATION} ({why})")
         self.operation = COMMIT_OPERATION
         self.expected = expected
         self.actual = actual
 
 
+class GitLocked(HeadMoved):
+    """A git lock file (``.git/index.lock``, a branch's ``.lock``) is held by something that is
+    not a dead memhtml writer: a git command that is running, or one that died and left a lock
+    too young to be called stale. Nothing was written. A ``HeadMoved``, so writers retry it.
+
+    Attributes:
+        lock_path: The lock file, absolute.
+        reason: Why it was not removed (a live git process, its age).
+    """
+
+    def __init__(self, lock_path: str, reason: str) -> None:
+        super().__init__(None, None, why=f"{lock_path} is held: {reason}")
+        self.lock_path = lock_path
+        self.reason = reason
+        self.suggestions = (
+            "wait for the git command holding the lock to finish, then retry",
+            f"rm '{lock_path}'  # only when no git command is running in this repository",
+        )
+
+
+# What a recovery pass found (``RecoveryFinding.kind``).
+FOUND_INTERRUPTED_COMMIT: Final = "interrupted-commit"
+"""A memhtml commit was killed mid-way; finished (HEAD had moved) or rolled back (it had not)."""
+FOUND_COMMIT_IN_PROGRESS: Final = "commit-in-progress"
+"""A live writer is inside its commit; nothing to do."""
+FOUND_STALE_LOCK: Final = "stale-lock"
+"""A git lock file nobody holds any more."""
+FOUND_HELD_LOCK: Final = "held-lock"
+"""A git lock file that may still be held; left alone."""
+FOUND_OBJECT_LEFTOVERS: Final = "object-leftovers"
+"""Half-written object files (lock files, temporary or index-less packs) of a dead writer."""
+FOUND_TEMP_FILES: Final = "temp-files"
+"""Temporary files a dead writer left in the working tree."""
+FOUND_INDEX_BEHIND: Final = "index-behind-head"
+"""The git index describes HEAD's parent: a commit whose working tree never followed it."""
+
+
+@attrs.frozen(kw_only=True)
+class RecoveryFinding:
+    """One condition a crashed command left behind, and whether it was repaired.
+
+    Attributes:
+        kind: One of the ``FOUND_*`` names (the application adds its own for the databases).
+        detail: What exactly, in words: paths, counts, commits. Never file contents.
+        repaired: True when this pass repaired it; False when it was only seen.
+        path: The file concerned, absolute, when there is one (a lock file).
+    """
+
+    kind: str
+    detail: str
+    repaired: bool
+    path: str | None = None
+
+
 class GitWriter(Protocol):
-    """Creates the repository and lands change sets, one commit each."""
+    """Creates the repository and lands change sets, one commit each.
+
+    A commit killed at any point leaves either the old state, the new one, or a journal from
+    which ``recover`` (run by every commit first, and by the application before it reads or
+    writes) finishes or undoes it.
+    """
 
     def init(self) -> bool:
         """Create the repository (initial branch ``main``) unless one exists; True if created.
@@ -123,6 +184,41 @@ class GitWriter(Protocol):
             PathRefused: A path is unsafe, would be written through a symlink out of the
                 repository, or the change set is inconsistent with itself or its base tree.
             GitFailure: Any other failure (bare repository, unreadable objects, disk).
+        """
+        ...
+
+    def needs_recovery(self) -> bool:
+        """Whether a quick look (a file or two, no reads of git data) finds anything a crashed
+        writer may have left; cheap enough to ask on every command."""
+        ...
+
+    def inspect(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """What ``recover`` would repair, changing nothing (every finding ``repaired=False``).
+
+        Args:
+            sweep: Also walk the whole working tree for temporary files (doctor); otherwise
+                only the directories a dead writer's journal names are looked at.
+        """
+        ...
+
+    def recover(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """Finish or undo a dead writer's commit and remove what it left, when provably safe.
+
+        The caller holds the writers' lock, so no other memhtml writer is running. A commit
+        whose branch had moved is finished: working files that still hold the old content (or
+        are missing) get the committed content, files someone edited since are left as they
+        are, and the index is brought to the commit. A commit whose branch had not moved is
+        undone; its objects stay as unreachable garbage. Lock files are removed only when
+        their holder is provably gone (see ARCHITECTURE.md, "Decisions").
+
+        Args:
+            sweep: As for ``inspect``.
+
+        Returns:
+            Every condition found; ``repaired`` says which were dealt with.
+
+        Raises:
+            GitFailure: The repository cannot be read or the repair cannot be written.
         """
         ...
 

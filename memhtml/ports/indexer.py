@@ -233,7 +233,8 @@ class Indexer(Protocol):
         ends at its working-tree content; renames before removals before projections, in
         batches of at most 500 statements; the watermark moves after the last batch, so a
         failed pass is repeated whole by the next one. A rename updates the row's path, so its
-        chunks and vectors follow. With no watermark row at all this runs ``rebuild``.
+        chunks and vectors follow. With no watermark row at all this runs ``rebuild``; so it
+        does with a NULL watermark whose rebuild died (it resumes it, from the start).
 
         Args:
             embed: Embed this pass's chunks that lack a vector (needs a bound embedder).
@@ -245,9 +246,15 @@ class Indexer(Protocol):
                 (the write path's renders); a changed file with those bytes is not parsed.
 
         Raises:
-            IndexStale: The watermark is NULL: a rebuild started and did not finish.
+            IndexStale: The watermark is NULL because another process is rebuilding now.
             EmbedModelMismatch: The store's space differs from the configured one.
+            RebuildNoEmbedRefused: A died rebuild must be resumed by a pass that cannot write
+                vectors, over a store that holds some.
         """
+        ...
+
+    def rebuild_in_progress(self) -> bool:
+        """Whether another process is rebuilding the index at this moment."""
         ...
 
     def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:

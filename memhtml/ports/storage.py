@@ -9,18 +9,21 @@ answers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from contextlib import AbstractContextManager, nullcontext
+from typing import Final, Protocol
 
 import attrs
 
 from memhtml.ports.access_store import AccessStore
 from memhtml.ports.archive_lookup import ArchiveLookup
 from memhtml.ports.candidate_store import CandidateStore
+from memhtml.ports.git_writer import RecoveryFinding
 from memhtml.ports.health import HealthProbe, OrphanPruner
 from memhtml.ports.index_census import IndexCensus
 from memhtml.ports.index_store import IndexStore
 from memhtml.ports.lister import Lister
 from memhtml.ports.rank_store import RankStore
+from memhtml.ports.rebuild_claim import RebuildClaim
 from memhtml.ports.recorder import Recorder
 from memhtml.ports.state_plane import StatePlane
 from memhtml.ports.vector_store import VectorStore
@@ -36,6 +39,7 @@ class Storage:
         recorder: The write path's dedup lookup and session links.
         lister, census, health, pruner, state: ``list``, ``index status``, ``doctor`` (and its
             one repair), and the state sidecar.
+        rebuild_claim: Tells a rebuild that died from one running in another process.
         has_state: Whether the state plane (access rows) is present.
         close: Releases whatever the backend holds open; the bundle is unusable afterwards.
     """
@@ -52,6 +56,7 @@ class Storage:
     health: HealthProbe
     pruner: OrphanPruner
     state: StatePlane
+    rebuild_claim: RebuildClaim
     has_state: bool
     close: Callable[[], None]
 
@@ -72,13 +77,54 @@ class StorageLocation:
     fts_tokenizer: str = "unicode61"
 
 
+FOUND_INDEX_CORRUPT: Final = "index-corrupt"
+"""The index could not be read; it is a cache, rebuilt from git."""
+FOUND_STATE_CORRUPT: Final = "state-corrupt"
+"""The state plane could not be read; it is restored from the committed sidecar."""
+FOUND_CHECK_INCOMPLETE: Final = "integrity-check-incomplete"
+"""The integrity check ran out of its time budget; nothing is known to be wrong."""
+
+
+def _nothing() -> None:
+    return None
+
+
+@attrs.frozen(kw_only=True)
+class OpenedStorage:
+    """Storage as opened, and what opening it found (issue 14).
+
+    Attributes:
+        storage: The ports.
+        findings: Damaged files moved aside (``repaired``) or only seen.
+        state_aside: Where a damaged state plane went, when the new one must be restored from
+            the committed sidecar; ``None`` otherwise.
+        restored: Called once that restore is done, so a killed restore runs again next time.
+    """
+
+    storage: Storage
+    findings: tuple[RecoveryFinding, ...] = ()
+    state_aside: str | None = None
+    restored: Callable[[], None] = _nothing
+
+
 class StorageOpener(Protocol):
     """Opens (creating and migrating when needed) a backend's storage for one store.
 
+    A file the backend finds damaged is moved aside and a new one begun (``heal``), or only
+    reported (plain ``doctor``); ``verify`` checks every page, which opening alone does not.
+    ``exclusive`` is held while a file is moved, so two processes never move each other's.
+
     Raises:
-        StorageFailure: The storage cannot be opened.
+        StorageFailure: The storage cannot be opened for a reason that is not damage.
     """
 
-    def __call__(self, location: StorageLocation) -> Storage:
-        """The open bundle."""
+    def __call__(
+        self,
+        location: StorageLocation,
+        *,
+        heal: bool = True,
+        verify: bool = False,
+        exclusive: Callable[[], AbstractContextManager[None]] = nullcontext,
+    ) -> OpenedStorage:
+        """The opened bundle and what opening found."""
         ...

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from memhtml.adapters.sqlite.connection import Database, Write
-from memhtml.ports.errors import IndexStale, StorageFailure
+from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import FakeHarness
 from tests.contract.test_indexer_rebuild import A, B, C, Store, memory_bytes, store
@@ -176,12 +176,20 @@ def test_staged_rename_moves_the_row(store: Store) -> None:
     )
 
 
-def test_null_watermark_is_stale(store: Store) -> None:
-    """A row whose head_sha is NULL (a dead rebuild) makes update refuse with IndexStale."""
+def test_null_watermark_of_a_dead_rebuild_is_resumed(store: Store) -> None:
+    """A row whose head_sha is NULL with no rebuild running (a dead rebuild) makes update run
+    the rebuild again, lexical passes included: the index ends whole and at HEAD."""
     seeded(store)
     store.db.run("UPDATE index_state SET head_sha = NULL")
-    with pytest.raises(IndexStale):
-        store.indexer().update(embed=False)
+    store.db.run("DELETE FROM files WHERE path = ?", (B,))
+    indexer = store.indexer()
+    report = indexer.update(embed=False)
+    state = indexer.index_state()
+    assert (True, [A, B, C], store.repo.git.head()) == (
+        report.rebuilt,
+        store.paths(),
+        None if state is None else state.head_sha,
+    )
 
 
 def test_broken_edit_drops_the_row_until_fixed(store: Store) -> None:

@@ -36,6 +36,7 @@ from memhtml.ports.git_writer import (
     BaseNode,
     ChangeSet,
     HeadMoved,
+    RecoveryFinding,
     plan_tree_edits,
 )
 
@@ -68,6 +69,9 @@ class FakeGit:
         self._detached: str | None = None
         self._index: dict[str, tuple[str, int]] = {}
         self._files: dict[str, bytes] = {}
+        # Findings a test plants for the recovery path to report and clear.
+        self.pending_recovery: list[RecoveryFinding] = []
+        self.recoveries = 0
 
     # --- test-side helpers -------------------------------------------------------------
 
@@ -232,6 +236,22 @@ class FakeGit:
             else:
                 self._index[edit.path] = (edit.blob_sha, edit.mode)
         return sha
+
+    def needs_recovery(self) -> bool:
+        """A dictionary commit cannot be interrupted: there is never anything to recover,
+        except what a test planted in ``pending_recovery``."""
+        return bool(self.pending_recovery)
+
+    def inspect(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.inspect``: the planted findings, unrepaired."""
+        return tuple(attrs.evolve(f, repaired=False) for f in self.pending_recovery)
+
+    def recover(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.recover``: the planted findings, now repaired, and gone."""
+        done = tuple(attrs.evolve(f, repaired=True) for f in self.pending_recovery)
+        self.pending_recovery = []
+        self.recoveries += 1
+        return done
 
     # --- internals ----------------------------------------------------------------------
 

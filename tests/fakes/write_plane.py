@@ -23,7 +23,7 @@ from memhtml.domain.paths import is_archived_path, is_indexable_path
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale
 from memhtml.ports.git import GitPort
-from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter
+from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter, RecoveryFinding
 from memhtml.ports.indexer import (
     BackfillReport,
     IndexState,
@@ -129,6 +129,10 @@ class FakeIndex:
         """No chunks, full coverage."""
         return VectorCoverage(model=FAKE_SPACE, chunks=0, embeddings=0, coverage=1.0)
 
+    def rebuild_in_progress(self) -> bool:
+        """No other process rebuilds a fake."""
+        return False
+
     def index_state(self) -> IndexState | None:
         """The watermark after the first update."""
         if self.updates == 0:
@@ -220,6 +224,18 @@ class RecordingWriter:
         self.landed.append((changes, message))
         return sha
 
+    def needs_recovery(self) -> bool:
+        """See ``GitWriter.needs_recovery``."""
+        return self._inner.needs_recovery()
+
+    def inspect(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.inspect``."""
+        return self._inner.inspect(sweep=sweep)
+
+    def recover(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.recover``."""
+        return self._inner.recover(sweep=sweep)
+
 
 class RacingWriter:
     """A ``GitWriter`` that lets another writer land first, ``races`` times, then delegates.
@@ -247,6 +263,18 @@ class RacingWriter:
             self._git.commit(rival, "rival", expected_head=self._git.head())
             self.rival_paths.append(path)
         return self._git.commit(changes, message, expected_head=expected_head)
+
+    def needs_recovery(self) -> bool:
+        """See ``GitWriter.needs_recovery``."""
+        return self._git.needs_recovery()
+
+    def inspect(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.inspect``."""
+        return self._git.inspect(sweep=sweep)
+
+    def recover(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.recover``."""
+        return self._git.recover(sweep=sweep)
 
 
 @attrs.define

@@ -221,11 +221,12 @@ def test_index_embed_without_an_embedder_is_model_unavailable(store: Store) -> N
 
 
 def test_doctor_reports_a_healthy_store(store: Store) -> None:
-    """doctor answers doctor.report with CLI.md's keys; a fresh store is healthy."""
+    """doctor answers doctor.report with CLI.md's keys, then issue 14's recovery findings
+    (none on a fresh store, which is healthy)."""
     report = store.ok("doctor")
     assert ("root", "healthy", "dangling") == tuple(report)[:3]
     assert (True, str(store.root), []) == (report["healthy"], report["root"], report["dangling"])
-    assert "warnings" == list(report)[-1]
+    assert (["warnings", "recovery"], []) == (list(report)[-2:], report["recovery"])
 
 
 def test_doctor_reports_low_coverage_when_the_store_is_meant_to_embed(store: Store) -> None:

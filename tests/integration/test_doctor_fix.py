@@ -50,7 +50,7 @@ TARGET: Final = WriteRequest(
     tags=("billing",),
 )
 BROKEN: Final = b"<!doctype html><html><head><title>x</title></head><body></body></html>"
-REPAIRED_KEYS: Final = ["rewritten", "dropped", "prunedAccessRows", "commitSha"]
+REPAIRED_KEYS: Final = ["rewritten", "dropped", "prunedAccessRows", "commitSha", "recovered"]
 
 
 @pytest.fixture
@@ -225,14 +225,14 @@ def test_uncommitted_edits_to_a_source_refuse_and_write_nothing(store: Store) ->
 
 def test_cli_fix_adds_repaired_after_the_report(tmp_path: Path) -> None:
     """`doctor --fix` ends its data with repaired{rewritten, dropped, prunedAccessRows,
-    commitSha}; plain `doctor` has no such key."""
+    commitSha, recovered}, after the recovery findings; plain `doctor` has no such key."""
     cli = _cli_store(tmp_path)
     cli.ok("link", EXPORT_PATH, "caused_by", LOCK_PATH)
     cli.ok("archive", LOCK_PATH, "--reason", "replaced")
     assert 1 == len(cli.ok("doctor")["dangling"])
     fixed = cli.ok("doctor", "--fix")
     plain = cli.ok("doctor")
-    assert ["warnings", "repaired"] == list(fixed)[-2:]
+    assert ["warnings", "recovery", "repaired"] == list(fixed)[-3:]
     assert REPAIRED_KEYS == list(fixed["repaired"])
     assert (1, 0, 0) == tuple(fixed["repaired"][key] for key in REPAIRED_KEYS[:3])
     assert fixed["repaired"]["commitSha"] == fixed["headSha"]

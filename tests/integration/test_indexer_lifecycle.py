@@ -5,6 +5,8 @@ parser, writer and dulwich adapter, and the hashing embedder for vectors.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 from pathlib import Path
 from typing import Any
 
@@ -153,10 +155,11 @@ class DiesAfterTruncate(Database):
         super().write_all(writes, operation=operation)
 
 
-def test_rebuild_killed_after_truncate_is_stale_until_rebuilt(repo: Repository) -> None:
-    """head_sha stays NULL after the kill; update refuses with IndexStale; a rebuild recovers.
+def test_rebuild_killed_after_truncate_is_resumed_by_the_next_update(repo: Repository) -> None:
+    """head_sha stays NULL after the kill; the next update, finding no rebuild running, runs
+    the rebuild again and the index ends whole and at HEAD.
 
-    The recovering rebuild runs on a new connection, so the stash died with the killed one and
+    The resuming rebuild runs on a new connection, so the stash died with the killed one and
     every vector is embedded again: model calls spent, nothing lost.
     """
     seed(repo)
@@ -169,17 +172,38 @@ def test_rebuild_killed_after_truncate_is_stale_until_rebuilt(repo: Repository) 
         state = repo.indexer(dying).index_state()
         files_left = dying.all("SELECT count(*) FROM files")
     with repo.open_index() as db:
-        with pytest.raises(IndexStale):
-            repo.indexer(db).update(embed=True)
-        recovered = repo.indexer(db).rebuild(embed=True)
+        resumed = repo.indexer(db).update(embed=True)
         after = repo.indexer(db).update(embed=True)
+        chunks_after = int(db.all("SELECT count(*) FROM chunks")[0][0] or 0)
     assert state is not None
     assert (None, [(0,)]) == (state.head_sha, files_left)
-    assert (repo.git.head(), chunks, True) == (
-        recovered.head_sha,
-        recovered.embeddings_written,
+    assert (True, repo.git.head(), chunks, chunks, True) == (
+        resumed.rebuilt,
+        resumed.head_sha,
+        resumed.embeddings_written,
+        chunks_after,
         after.unchanged,
     )
+
+
+def test_a_null_watermark_while_another_process_rebuilds_is_stale(repo: Repository) -> None:
+    """While the rebuild lock is held elsewhere, a NULL watermark means a live rebuild: update
+    refuses with IndexStale instead of racing it, and status can tell; released, it resumes."""
+    seed(repo)
+    with repo.open_index() as db:
+        repo.indexer(db).rebuild(embed=False)
+        db.run("UPDATE index_state SET head_sha = NULL")
+        holder = os.open(str(repo.root.parent / "index.db-rebuild.lock"), os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(holder, fcntl.LOCK_EX)
+            indexer = repo.indexer(db)
+            running = indexer.rebuild_in_progress()
+            with pytest.raises(IndexStale, match="another process"):
+                indexer.update(embed=False)
+        finally:
+            os.close(holder)
+        resumed = repo.indexer(db).update(embed=False)
+    assert (True, True, repo.git.head()) == (running, resumed.rebuilt, resumed.head_sha)
 
 
 def test_rebuild_retried_on_the_same_connection_keeps_the_stash(repo: Repository) -> None:

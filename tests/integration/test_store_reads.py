@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -186,12 +188,31 @@ def test_an_uncommitted_edit_is_visible_to_search(store: Store) -> None:
 
 
 def test_a_stale_index_still_answers_reads(store: Store) -> None:
-    """IndexStale during freshness: read answers from the index as it stands, indexFresh false."""
+    """IndexStale during freshness (another process is rebuilding: its rebuild lock is held):
+    read answers from the index as it stands, indexFresh false."""
     with index_database(store.services.settings) as db:
         db.run("UPDATE index_state SET head_sha = NULL")
+    claim = os.open(str(store.services.settings.index_path) + "-rebuild.lock", os.O_RDWR)
+    try:
+        fcntl.flock(claim, fcntl.LOCK_EX)
+        result = store.read(EXPORT_PATH)
+        searched = store.search("invoice")
+    finally:
+        os.close(claim)
+    assert (EXPORT_PATH, False, False) == (result.path, result.index_fresh, searched.index_fresh)
+
+
+def test_a_rebuild_that_died_is_resumed_by_the_next_read(store: Store) -> None:
+    """A NULL watermark with no rebuild running: the read's freshness pass rebuilds, and the
+    read answers from a whole, current index."""
+    with index_database(store.services.settings) as db:
+        db.run("UPDATE index_state SET head_sha = NULL")
+        db.run("DELETE FROM files")
     result = store.read(EXPORT_PATH)
-    assert (EXPORT_PATH, False) == (result.path, result.index_fresh)
-    assert store.search("invoice").index_fresh is False
+    state = store.services.indexer.index_state()
+    assert (EXPORT_PATH, True) == (result.path, result.index_fresh)
+    assert state is not None
+    assert store.services.git.head() == state.head_sha
 
 
 def test_doctor_reports_a_broken_file_and_a_dangling_link(store: Store) -> None:

@@ -28,14 +28,17 @@ from memhtml.domain.findings import Finding
 from memhtml.ports.errors import (
     EmbedModelMismatch,
     GitFailure,
+    IndexCorrupt,
     IndexStale,
     ModelUnavailable,
     RebuildNoEmbedRefused,
+    StateCorrupt,
+    StorageCorrupt,
     StorageFailure,
     VectorCoverageLow,
 )
 from memhtml.ports.git import PathRefused
-from memhtml.ports.git_writer import HeadMoved
+from memhtml.ports.git_writer import GitLocked, HeadMoved
 
 # CLI.md §4, in its order, with its exit statuses.
 SPEC_CODES = {
@@ -58,6 +61,9 @@ SPEC_CODES = {
     # Appended for `memhtml mcp` without its extra (ARCHITECTURE.md; codes are append-only).
     "ERR_EXTRA_MISSING": EXIT_RUNTIME,
     "ERR_UNKNOWN": EXIT_RUNTIME,
+    # Appended for issue 14 (crash recovery); codes are append-only.
+    "ERR_GIT_LOCKED": EXIT_RUNTIME,
+    "ERR_STORAGE_CORRUPT": EXIT_RUNTIME,
 }
 
 # One instance of every exception the command line must translate, with its code.
@@ -85,6 +91,10 @@ MAPPED: list[tuple[BaseException, str]] = [
     (ModelUnavailable("no file"), "ERR_MODEL_UNAVAILABLE"),
     (VectorCoverageLow(0.1, 0.95, "few vectors"), "ERR_MODEL_UNAVAILABLE"),
     (StorageFailure("update"), "ERR_STORAGE"),
+    (StorageCorrupt("fused search"), "ERR_STORAGE_CORRUPT"),
+    (IndexCorrupt("configure connection"), "ERR_STORAGE_CORRUPT"),
+    (StateCorrupt("attach state database"), "ERR_STORAGE_CORRUPT"),
+    (GitLocked("/r/.git/index.lock", "git process 7 is running here"), "ERR_GIT_LOCKED"),
     (GitFailure("read HEAD"), "ERR_GIT"),
     (DiscriminationFailed("gate"), "ERR_DISCRIMINATION_FAILED"),
     (ExtraMissing("mcp", "mcp", "mcp"), "ERR_EXTRA_MISSING"),

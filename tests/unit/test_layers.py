@@ -70,8 +70,15 @@ def _layer(module: str) -> str:
     return parts[1]
 
 
+# The fault-injection hook (docs/faults.md): one tiny module every adapter and the application
+# may import, so a crash step can be marked wherever it happens.
+CROSS_CUTTING = frozenset({"memhtml.faults"})
+
+
 def _allowed(source_layer: str, imported: str) -> bool:
     top = imported.split(".")[0]
+    if imported in CROSS_CUTTING:
+        return source_layer not in {"domain", "ports"}
     if top != "memhtml":
         if source_layer in {"domain", "ports"}:
             return (top in STDLIB and top not in IO_MODULES) or top == "attrs"
@@ -108,6 +115,8 @@ def test_rule_rejects_known_violations() -> None:
     assert _allowed("adapters.git", "memhtml.adapters.git.repo")
     assert _allowed("domain", "attrs")
     assert _allowed("app", "memhtml.adapters.sqlite")
+    assert _allowed("adapters.git", "memhtml.faults")
+    assert not _allowed("domain", "memhtml.faults")
 
 
 # --- Inside the application layer ---------------------------------------------------------
@@ -116,7 +125,12 @@ def test_rule_rejects_known_violations() -> None:
 # pipeline, indexing) sees ports only and never reaches up to the edges that drive it.
 
 COMPOSITION_ROOT = "memhtml.app.bootstrap"
-CORE_PACKAGES = ("memhtml.app.use_cases", "memhtml.app.retrieval", "memhtml.app.indexing")
+CORE_PACKAGES = (
+    "memhtml.app.use_cases",
+    "memhtml.app.retrieval",
+    "memhtml.app.indexing",
+    "memhtml.app.recovery",
+)
 EDGE_PACKAGES = (
     COMPOSITION_ROOT,
     "memhtml.app.cli",

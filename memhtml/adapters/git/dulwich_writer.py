@@ -4,54 +4,57 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
+import attrs
 from dulwich.errors import NotGitRepository
-from dulwich.file import FileLocked, GitFile
 from dulwich.object_store import commit_tree_changes
 from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import HEADREF
 from dulwich.repo import Repo
 
+from memhtml.adapters.git import journal as journals
+from memhtml.adapters.git.commit_finish import updated_index
+from memhtml.adapters.git.commit_steps import (
+    base_node,
+    check_working_paths,
+    index_edits,
+    missing_move_sources,
+    swap_head,
+    take_index_lock,
+)
 from memhtml.adapters.git.failures import git_operation
 from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity, resolve_identity
-from memhtml.adapters.git.index_file import (
-    UNSTAMPED,
-    IndexRecord,
-    StatStamp,
-    encode_entry,
-    index_bytes,
-    read_index,
-    stamp_of,
-)
+from memhtml.adapters.git.index_file import read_index
+from memhtml.adapters.git.leftovers import LOCK_SUFFIX
+from memhtml.adapters.git.locks import inode_of
+from memhtml.adapters.git.recovery import git_dir_of, quick_look, run_recovery
 from memhtml.adapters.git.repository import (
     commit_tree_or_empty,
     head_commit,
-    is_file_mode,
     open_repository,
     require_worktree,
     tree_path_lookup,
-    working_path,
 )
 from memhtml.adapters.git.working_tree import apply_change_set
+from memhtml.adapters.git.write_lock import RepositoryWriteLock
+from memhtml.faults import fault_point
 from memhtml.ports.clock import Clock
-from memhtml.ports.git import PathRefused
 from memhtml.ports.git_writer import (
     COMMIT_OPERATION,
-    REFUSED_OCCUPIED,
-    BaseNode,
     ChangeSet,
     HeadMoved,
+    RecoveryFinding,
     TreeEdit,
     plan_tree_edits,
 )
 
 INIT_OPERATION: Final = "init"
+RECOVER_OPERATION: Final = "recover"
 INITIAL_BRANCH: Final = b"main"
-_REFLOG_PREFIX: Final = b"commit: "
 # From this many new blobs a commit writes one pack instead of loose objects: a loose object
 # costs a file and a directory entry each (10,000 of them took 6 s, a pack 1.7 s) and reads
 # back slower. Below it a pack per small commit would pile up packs every lookup must scan.
@@ -66,10 +69,17 @@ class _UtcClock:
 class DulwichGitWriter:
     """The store's git writer over the repository at ``root``.
 
-    Concurrency: a commit holds the index lock (``.git/index.lock``, as git itself does) from
-    the HEAD check until the new index is in place, and moves the ref compare-and-swap, so two
-    writers never both land on one parent; the loser gets ``HeadMoved`` and retries. A stale
-    lock left by a crashed process also reads as ``HeadMoved``, so callers cap their retries.
+    Concurrency: a commit holds the writers' lock (when given one) for the whole commit, and
+    the index lock (``.git/index.lock``, as git itself does) from the HEAD check until the new
+    index is in place, and moves the ref compare-and-swap, so two writers never both land on
+    one parent; the loser gets ``HeadMoved`` and retries. A lock held by a git command reads
+    as ``GitLocked`` (a ``HeadMoved``), so callers cap their retries.
+
+    Crash safety, in the order a commit runs: take the index lock; write the journal
+    (``journal``); write the objects; record the new commit in the journal; move the branch
+    (the commit point); write the working files; put the new index in place; delete the
+    journal. A writer killed anywhere in between leaves a journal, and the next commit (or
+    ``recover``) undoes it when the branch had not moved and finishes it when it had.
     """
 
     def __init__(
@@ -79,6 +89,7 @@ class DulwichGitWriter:
         clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
         fallback: Identity = FALLBACK_IDENTITY,
+        write_lock: RepositoryWriteLock | None = None,
     ) -> None:
         """Bind the writer to a repository root.
 
@@ -89,11 +100,14 @@ class DulwichGitWriter:
                 commit time) by default.
             fallback: The identity used when git's own resolution finds none
                 (``MEMHTML_GIT_NAME``/``MEMHTML_GIT_EMAIL`` are the app's to read).
+            write_lock: The store's writers' lock, held by every commit and repair (it nests
+                inside a hold the caller already has); without it the caller serializes.
         """
         self._root = Path(root)
         self._clock: Clock = clock if clock is not None else _UtcClock()
         self._env = env
         self._fallback = fallback
+        self._write_lock = write_lock
 
     def init(self) -> bool:
         """See ``GitWriter.init``."""
@@ -111,39 +125,96 @@ class DulwichGitWriter:
             return True
 
     def commit(self, changes: ChangeSet, message: str, *, expected_head: str | None) -> str:
-        """See ``GitWriter.commit``."""
+        """See ``GitWriter.commit`` (and the class docstring for the order of the steps)."""
         with (
             git_operation(COMMIT_OPERATION),
+            self._serialized(),
             open_repository(str(self._root), COMMIT_OPERATION) as repo,
         ):
             require_worktree(repo, COMMIT_OPERATION)
             root = Path(repo.path)
-            _check_working_paths(root, changes)
+            git_dir = Path(repo.controldir())
+            if quick_look(git_dir):
+                run_recovery(repo, repair=True, sweep=False)
+            check_working_paths(root, changes)
+            names, _ = repo.refs.follow(HEADREF)
+            ref = names[-1].decode("utf-8") if names else "HEAD"
+            journal = journals.begin(git_dir, ref=ref, old=expected_head)
             try:
-                lock = GitFile(repo.index_path(), "wb")
-            except FileLocked as error:
-                raise HeadMoved(expected_head, None) from error
+                lock = take_index_lock(repo)
+            except BaseException:
+                journals.remove(journal)
+                raise
             with lock:
-                records = read_index(repo.index_path())
-                actual = head_commit(repo)
-                found = None if actual is None else actual.decode("ascii")
-                if found != expected_head:
-                    raise HeadMoved(expected_head, found)
-                base_tree = commit_tree_or_empty(repo, expected_head)
-                in_base = tree_path_lookup(repo, base_tree)
-                edits = plan_tree_edits(changes, lambda path: _base_node(in_base, path))
-                missing = _missing_move_sources(repo, root, changes, edits)
-                commit = self._make_commit(repo, base_tree, actual, changes, edits, message)
-                _swap_head(repo, expected_head, actual, commit)
+                try:
+                    fault_point("commit.locked")
+                    records = read_index(repo.index_path())
+                    actual = head_commit(repo)
+                    found = None if actual is None else actual.decode("ascii")
+                    if found != expected_head:
+                        raise HeadMoved(expected_head, found)
+                    base_tree = commit_tree_or_empty(repo, expected_head)
+                    in_base = tree_path_lookup(repo, base_tree)
+                    edits = plan_tree_edits(changes, lambda path: base_node(in_base, path))
+                    missing = missing_move_sources(repo, root, changes, edits)
+                    commit = self._make_commit(repo, base_tree, actual, changes, edits, message)
+                    fault_point("commit.objects")
+                    journal = attrs.evolve(
+                        journal,
+                        new=commit.id.decode("ascii"),
+                        lock_inode=inode_of(Path(repo.index_path() + LOCK_SUFFIX)),
+                    )
+                    journals.write(journal, durable=True)
+                    fault_point("commit.prepared")
+                    swap_head(repo, expected_head, actual, commit)
+                except BaseException:
+                    # The branch did not move: nothing is left to finish.
+                    journals.remove(journal)
+                    raise
+                fault_point("commit.ref")
                 try:
                     apply_change_set(root, changes, missing)
                 finally:
                     # The commit has landed: the index must describe it even when a file
                     # could not be written, or every later status would report the commit's
-                    # own changes as staged reversals.
-                    lock.write(_updated_index(records, root, changes, edits))
+                    # own changes as staged reversals. The journal then stays, so the next
+                    # recovery writes the files that are missing.
+                    written = {write.path for write in changes.writes}
+                    lock.write(updated_index(records, root, index_edits(edits), written))
                     lock.close()
+            fault_point("commit.index")
+            journals.remove(journal)
             return commit.id.decode("ascii")
+
+    def needs_recovery(self) -> bool:
+        """See ``GitWriter.needs_recovery``."""
+        return quick_look(git_dir_of(self._root))
+
+    def inspect(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.inspect``."""
+        with (
+            git_operation(RECOVER_OPERATION),
+            open_repository(str(self._root), RECOVER_OPERATION) as repo,
+        ):
+            return run_recovery(repo, repair=False, sweep=sweep)
+
+    def recover(self, *, sweep: bool = False) -> tuple[RecoveryFinding, ...]:
+        """See ``GitWriter.recover``."""
+        with (
+            git_operation(RECOVER_OPERATION),
+            self._serialized(),
+            open_repository(str(self._root), RECOVER_OPERATION) as repo,
+        ):
+            require_worktree(repo, RECOVER_OPERATION)
+            return run_recovery(repo, repair=True, sweep=sweep)
+
+    @contextmanager
+    def _serialized(self) -> Iterator[None]:
+        if self._write_lock is None:
+            yield
+            return
+        with self._write_lock.held():
+            yield
 
     def _make_commit(
         self,
@@ -195,110 +266,3 @@ def _is_repository(root: Path) -> bool:
     except NotGitRepository:
         return False
     return True
-
-
-def _check_working_paths(root: Path, changes: ChangeSet) -> None:
-    """Refuse, before any lock or object, a path that leaves the tree or a change that clobbers.
-
-    A move onto a file already on disk (untracked, say) would overwrite it, which ``git mv``
-    refuses too; nothing here may lose a file the commit does not name. A write onto a
-    directory on disk could only fail after HEAD moved, so it is refused here instead.
-    """
-    plain: set[str] = set()
-    for path in [
-        *(write.path for write in changes.writes),
-        *changes.deletes,
-        *(path for move in changes.moves for path in (move.source, move.target)),
-    ]:
-        working_path(root, path, COMMIT_OPERATION, follow_final=False, plain_directories=plain)
-    for move in changes.moves:
-        if os.path.lexists(root / move.target):
-            raise PathRefused(COMMIT_OPERATION, move.target, REFUSED_OCCUPIED)
-    for write in changes.writes:
-        target = root / write.path
-        if target.is_dir() and not target.is_symlink():
-            raise PathRefused(COMMIT_OPERATION, write.path, REFUSED_OCCUPIED)
-
-
-def _base_node(lookup: Callable[[str], tuple[int, ObjectID] | None], path: str) -> BaseNode | None:
-    found = lookup(path)
-    if found is None:
-        return None
-    mode, sha = found
-    if stat.S_ISDIR(mode):
-        return BaseNode(kind="tree")
-    if is_file_mode(mode):
-        return BaseNode(kind="file", blob_sha=sha.decode("ascii"), mode=mode)
-    return BaseNode(kind="other")
-
-
-def _missing_move_sources(
-    repo: Repo, root: Path, changes: ChangeSet, edits: tuple[TreeEdit, ...]
-) -> dict[str, bytes]:
-    """Committed bytes of move sources already gone from the disk, read before HEAD moves."""
-    edit_by_path = {edit.path: edit for edit in edits}
-    missing: dict[str, bytes] = {}
-    for move in changes.moves:
-        if os.path.lexists(root / move.source):
-            continue
-        sha = edit_by_path[move.target].blob_sha
-        assert sha is not None  # a move target always gets a blob
-        blob = repo.object_store[ObjectID(sha.encode("ascii"))]
-        missing[move.source] = blob.as_raw_string()
-    return missing
-
-
-def _swap_head(
-    repo: Repo, expected_head: str | None, actual: ObjectID | None, commit: Commit
-) -> None:
-    """Move HEAD's branch (or a detached HEAD) to ``commit`` only if it is still ``actual``."""
-    subject = commit.message.split(b"\n", 1)[0]
-    try:
-        if actual is None:
-            moved = repo.refs.add_if_new(
-                HEADREF, commit.id, committer=commit.committer, message=_REFLOG_PREFIX + subject
-            )
-        else:
-            moved = repo.refs.set_if_equals(
-                HEADREF,
-                actual,
-                commit.id,
-                committer=commit.committer,
-                timestamp=commit.commit_time,
-                timezone=0,
-                message=_REFLOG_PREFIX + subject,
-            )
-    except FileLocked as error:
-        raise HeadMoved(expected_head, None) from error
-    if not moved:
-        now = head_commit(repo)
-        raise HeadMoved(expected_head, None if now is None else now.decode("ascii"))
-
-
-def _stamp(path: Path) -> StatStamp:
-    try:
-        return stamp_of(os.lstat(path))
-    except OSError:
-        return UNSTAMPED
-
-
-def _updated_index(
-    records: list[IndexRecord], root: Path, changes: ChangeSet, edits: tuple[TreeEdit, ...]
-) -> bytes:
-    """The index with the committed paths' entries replaced; every other entry kept verbatim.
-
-    A written file is stamped with its stat data, as ``git add`` would. A moved file is not:
-    its working copy may carry unstaged edits, and stat data taken now would make status
-    trust it as equal to the committed blob.
-    """
-    written = {write.path for write in changes.writes}
-    changed = {edit.path.encode("utf-8") for edit in edits}
-    kept = [record for record in records if record.path not in changed]
-    for edit in edits:
-        if edit.blob_sha is None:
-            continue
-        stamp = _stamp(root / edit.path) if edit.path in written else UNSTAMPED
-        kept.append(
-            encode_entry(edit.path.encode("utf-8"), edit.blob_sha.encode("ascii"), edit.mode, stamp)
-        )
-    return index_bytes(kept)

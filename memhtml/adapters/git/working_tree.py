@@ -6,6 +6,7 @@ import os
 import uuid
 from pathlib import Path
 
+from memhtml.faults import fault_point
 from memhtml.ports.git_writer import ChangeSet
 
 
@@ -57,7 +58,10 @@ def apply_change_set(root: Path, changes: ChangeSet, missing_sources: dict[str, 
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(source, target)
         prune_empty_parents(root, source.parent)
+        fault_point("commit.worktree")
     for write in changes.writes:
         write_file(root / write.path, write.data)
+        fault_point("commit.worktree")
     for path in changes.deletes:
         remove_file(root, root / path)
+        fault_point("commit.worktree")

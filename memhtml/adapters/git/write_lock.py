@@ -8,11 +8,19 @@ The lock is ``flock`` on a file the composition root names (one git ignores, so 
 refused write's "nothing changed" never see it); the kernel drops it when its holder dies, so a
 crash leaves nothing to clean up. The file itself stays: deleting a lock file lets a waiter
 holding the old one and a newcomer creating a new one both "hold" it.
+
+Re-entrant per lock object and thread: the commit takes the lock itself (so every committer,
+``state export`` included, is serialized and may repair a dead writer's leftovers), while the
+mutation frame already holds the same object around the whole command. ``flock`` conflicts
+between two descriptors even inside one process, so a nested ``held`` reuses the outer hold
+instead of opening a second descriptor and waiting on itself forever. Two lock objects on one
+file still exclude each other, as two processes do.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,6 +51,8 @@ class RepositoryWriteLock:
         """Bind the lock to its file (created on first use); nothing is opened until ``held``."""
         self._path = Path(path)
         self._timeout_s = timeout_s
+        # thread -> how deep that thread's holds of this object are nested.
+        self._depths: dict[int, int] = {}
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -52,28 +62,61 @@ class RepositoryWriteLock:
             HeadMoved: Another writer held it past the timeout (the CLI's write conflict).
             GitFailure: The lock file cannot be opened or created.
         """
-        if fcntl is None:  # pragma: no cover
+        with self._hold(wait=True) as got:
+            assert got  # a waiting hold either gets the lock or raises
             yield
+
+    @contextmanager
+    def held_if_free(self) -> Iterator[bool]:
+        """Hold the lock for the block if nobody else does; yields whether it is held.
+
+        For work a reader may do on the way (finishing a dead writer's commit) but must never
+        wait for: a live writer may hold the lock for the whole of a long batch.
+
+        Raises:
+            GitFailure: The lock file cannot be opened or created.
+        """
+        with self._hold(wait=False) as got:
+            yield got
+
+    @contextmanager
+    def _hold(self, *, wait: bool) -> Iterator[bool]:
+        if fcntl is None:  # pragma: no cover
+            yield True
+            return
+        key = threading.get_ident()
+        if key in self._depths:
+            self._depths[key] += 1
+            try:
+                yield True
+            finally:
+                self._depths[key] -= 1
             return
         with git_operation(LOCK_OPERATION):
             fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            self._acquire(fd)
+            if not self._acquire(fd, wait=wait):
+                yield False
+                return
+            self._depths[key] = 1
             try:
-                yield
+                yield True
             finally:
+                del self._depths[key]
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
 
-    def _acquire(self, fd: int) -> None:
+    def _acquire(self, fd: int, *, wait: bool) -> bool:
         deadline = time.monotonic() + self._timeout_s
         pause = _FIRST_POLL_S
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
+                return True
             except BlockingIOError:
+                if not wait:
+                    return False
                 if time.monotonic() >= deadline:
                     raise HeadMoved(None, None) from None
             time.sleep(pause)

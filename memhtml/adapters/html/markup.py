@@ -22,10 +22,10 @@ from memhtml.adapters.html.elements import (
     KNOWN_ELEMENTS,
     URL_ATTRIBUTES,
 )
-from memhtml.adapters.html.meta_names import META_PREFIX
 from memhtml.adapters.html.scan import Node, Scan
 from memhtml.adapters.html.urls import url_refusal
 from memhtml.domain.datetimes import is_valid_datetime
+from memhtml.domain.meta_names import META_PREFIX
 from memhtml.domain.model import ASCII_WHITESPACE
 
 FORBIDDEN_ELEMENTS: Final = frozenset({"script", "style"})

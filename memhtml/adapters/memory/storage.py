@@ -6,6 +6,9 @@ same contract suites as SQLite) and to run the application layer fast in tests.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+
 from memhtml.adapters.memory.index_store import MemoryIndexStore, MemoryVectorStore
 from memhtml.adapters.memory.rank_store import MemoryRankStore
 from memhtml.adapters.memory.reads import (
@@ -19,7 +22,7 @@ from memhtml.adapters.memory.state import MemoryAccessStore, MemoryRecorder, Mem
 from memhtml.adapters.memory.tables import MemoryTables
 from memhtml.domain.fulltext import TOKENIZERS
 from memhtml.ports.errors import StorageFailure
-from memhtml.ports.storage import Storage, StorageLocation
+from memhtml.ports.storage import OpenedStorage, Storage, StorageLocation
 
 
 def memory_storage(tables: MemoryTables) -> Storage:
@@ -38,17 +41,45 @@ def memory_storage(tables: MemoryTables) -> Storage:
         health=health,
         pruner=health,
         state=MemoryStatePlane(tables),
+        rebuild_claim=SoleClaim(),
         has_state=True,
         close=lambda: None,
     )
 
 
-def open_memory_storage(location: StorageLocation) -> Storage:
-    """A fresh, empty in-memory store (the paths are ignored).
+def open_memory_storage(
+    location: StorageLocation,
+    *,
+    heal: bool = True,
+    verify: bool = False,
+    exclusive: Callable[[], AbstractContextManager[None]] = nullcontext,
+) -> OpenedStorage:
+    """A fresh, empty in-memory store (the paths are ignored; nothing can be damaged).
 
     Raises:
         StorageFailure: The tokenizer is not one this backend implements.
     """
     if location.fts_tokenizer not in TOKENIZERS:
         raise StorageFailure("configure full-text tokenizer")
-    return memory_storage(MemoryTables(tokenizer=location.fts_tokenizer))
+    return OpenedStorage(storage=memory_storage(MemoryTables(tokenizer=location.fts_tokenizer)))
+
+
+class SoleClaim:
+    """The rebuild claim of a store no other process can open: always free, nesting counted."""
+
+    def __init__(self) -> None:
+        """Nothing held."""
+        self._held = 0
+
+    @contextmanager
+    def held(self, *, wait: bool) -> Iterator[bool]:
+        """Always granted (see ``RebuildClaim.held``)."""
+        self._held += 1
+        try:
+            yield True
+        finally:
+            self._held -= 1
+
+    def busy(self) -> bool:
+        """Never: no other process shares the store."""
+        return False

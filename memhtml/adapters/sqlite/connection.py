@@ -21,6 +21,13 @@ from typing import Final, Self, TypeVar
 
 import sqlean
 
+from memhtml.adapters.sqlite.damage import (
+    DAMAGE_MARK_SUFFIX,
+    damage_as,
+    is_damage,
+    quick_check,
+    refuse_empty,
+)
 from memhtml.adapters.sqlite.migrations import (
     INDEX_MIGRATIONS_DIR,
     STATE_MIGRATIONS_DIR,
@@ -40,7 +47,7 @@ from memhtml.adapters.sqlite.schema import (
     migration_placeholders,
 )
 from memhtml.adapters.sqlite.vectors import COMPAT_DISTANCE_FUNCTION, vector_distance_cos
-from memhtml.ports.errors import StorageFailure
+from memhtml.ports.errors import IndexCorrupt, StateCorrupt, StorageCorrupt, StorageFailure
 
 SqlValue = str | int | float | bytes | None
 Row = tuple[SqlValue, ...]
@@ -92,6 +99,7 @@ class Database:
         self._state_migrations_applied = 0
         self._newly_applied: tuple[str, ...] = ()
         self._has_state = False
+        self._path: str | None = None
 
     @classmethod
     def open(
@@ -123,31 +131,45 @@ class Database:
 
         Raises:
             InvalidInput: When the tokenizer name is unknown.
-            StorageFailure: When the files cannot be opened, migrated or attached.
+            IndexCorrupt: index.db is damaged, not a database, empty, or cannot be opened.
+            StateCorrupt: The same of state.db.
+            StorageFailure: When the files cannot be opened, migrated or attached otherwise.
         """
         placeholders = migration_placeholders(fts_tokenizer)
         index_dir = index_migrations or shipped_migrations(INDEX_MIGRATIONS_DIR)
         state_dir = state_migrations or shipped_migrations(STATE_MIGRATIONS_DIR)
-        try:
-            connection = sqlean.connect(
-                str(index_path), timeout=busy_timeout_ms / 1000, isolation_level=None
-            )
-        except _DRIVER_ERRORS as error:
-            raise StorageFailure("open index database") from error
-        database = cls(connection)
-        try:
-            database._prepare(busy_timeout_ms)
-            applied = apply_migrations(
-                database, load_migrations(index_dir), schema=MAIN_SCHEMA, values=placeholders
-            )
-            database._migrations_applied = len(ledger_names(database, MAIN_SCHEMA))
-            if state_path is not None:
-                database._attach_state(state_path)
-                applied += apply_migrations(
-                    database, load_migrations(state_dir), schema=STATE_SCHEMA, values=placeholders
+        # A file cut to nothing would open as a new, empty database: for state.db that is
+        # every count lost without a word, so an empty existing file is a damaged one.
+        refuse_empty(index_path, IndexCorrupt("open index database (empty file)"))
+        if state_path is not None:
+            refuse_empty(state_path, StateCorrupt("attach state database (empty file)"))
+        with damage_as(IndexCorrupt):
+            try:
+                connection = sqlean.connect(
+                    str(index_path), timeout=busy_timeout_ms / 1000, isolation_level=None
                 )
-                database._state_migrations_applied = len(ledger_names(database, STATE_SCHEMA))
-                database._has_state = database._state_tables_present()
+            except _DRIVER_ERRORS as error:
+                raise StorageFailure("open index database") from error
+        database = cls(connection)
+        database._path = None if str(index_path) == IN_MEMORY else os.fspath(index_path)
+        try:
+            with damage_as(IndexCorrupt):
+                database._prepare(busy_timeout_ms)
+                applied = apply_migrations(
+                    database, load_migrations(index_dir), schema=MAIN_SCHEMA, values=placeholders
+                )
+                database._migrations_applied = len(ledger_names(database, MAIN_SCHEMA))
+            if state_path is not None:
+                with damage_as(StateCorrupt):
+                    database._attach_state(state_path)
+                    applied += apply_migrations(
+                        database,
+                        load_migrations(state_dir),
+                        schema=STATE_SCHEMA,
+                        values=placeholders,
+                    )
+                    database._state_migrations_applied = len(ledger_names(database, STATE_SCHEMA))
+                    database._has_state = database._state_tables_present()
             database._newly_applied = applied
         except BaseException:
             connection.close()
@@ -189,6 +211,16 @@ class Database:
             operation="check state tables",
         )
         return row is not None and row[0] == len(STATE_TABLES)
+
+    @property
+    def path(self) -> str | None:
+        """index.db's path; ``None`` for an in-memory index."""
+        return self._path
+
+    def integrity(self, schema: str, *, budget_s: float) -> str:
+        """SQLite's ``quick_check`` of ``schema`` (``main`` or ``state``), stopped after
+        ``budget_s`` seconds; see :func:`memhtml.adapters.sqlite.damage.quick_check`."""
+        return quick_check(self._connection, schema, budget_s=budget_s, driver=_DRIVER_ERRORS)
 
     @property
     def migrations_applied(self) -> int:
@@ -328,4 +360,13 @@ class Database:
         try:
             return with_busy_retry(action)
         except _DRIVER_ERRORS as error:
+            if is_damage(error):
+                self._mark_damaged()
+                raise StorageCorrupt(operation) from error
             raise StorageFailure(operation) from error
+
+    def _mark_damaged(self) -> None:
+        if self._path is None:
+            return
+        with contextlib.suppress(OSError), open(self._path + DAMAGE_MARK_SUFFIX, "a"):
+            pass

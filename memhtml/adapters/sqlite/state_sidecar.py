@@ -15,6 +15,7 @@ from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
 from memhtml.adapters.sqlite.schema import WRITE_BATCH_SIZE
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.sidecar import parse_sidecar, render_sidecar
+from memhtml.faults import fault_point
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.state_plane import StateImport
 
@@ -113,6 +114,7 @@ def merge_access_rows(db: Database, rows: Sequence[AccessRow]) -> None:
     ]
     for start in range(0, len(writes), WRITE_BATCH_SIZE):
         db.write_all(writes[start : start + WRITE_BATCH_SIZE], operation="import access rows")
+        fault_point("state.batch")
 
 
 class SqliteStatePlane:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from memhtml.adapters.sqlite.access_store import SqliteAccessStore
 from memhtml.adapters.sqlite.archive_lookup import SqliteArchiveLookup
 from memhtml.adapters.sqlite.candidate_store import SqliteCandidateStore
@@ -13,10 +11,11 @@ from memhtml.adapters.sqlite.index_status_sql import SqliteIndexCensus
 from memhtml.adapters.sqlite.index_store import SqliteIndexStore
 from memhtml.adapters.sqlite.listing_sql import SqliteLister
 from memhtml.adapters.sqlite.rank_store import SqliteRankStore
+from memhtml.adapters.sqlite.rebuild_claim import RebuildClaim
 from memhtml.adapters.sqlite.recorder import SqliteRecorder
 from memhtml.adapters.sqlite.state_sidecar import SqliteStatePlane
 from memhtml.adapters.sqlite.vector_store import SqliteVectorStore
-from memhtml.ports.storage import Storage, StorageLocation
+from memhtml.ports.storage import Storage
 
 
 def sqlite_storage(db: Database) -> Storage:
@@ -35,20 +34,7 @@ def sqlite_storage(db: Database) -> Storage:
         health=health,
         pruner=health,
         state=SqliteStatePlane(db),
+        rebuild_claim=RebuildClaim(db.path),
         has_state=db.has_state,
         close=db.close,
     )
-
-
-def open_sqlite_storage(location: StorageLocation) -> Storage:
-    """Open (creating and migrating) ``index.db`` with ``state.db`` attached.
-
-    Raises:
-        StorageFailure: A database cannot be opened or migrated.
-    """
-    index_path = Path(location.index_path)
-    index_path.parent.mkdir(parents=True, exist_ok=True)
-    db = Database.open(
-        index_path, state_path=location.state_path, fts_tokenizer=location.fts_tokenizer
-    )
-    return sqlite_storage(db)

@@ -7,12 +7,13 @@ Adapters are imported inside the functions, so a command that only prints the ma
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Final
 
 from memhtml.app.bootstrap.config import EmbedSettings
 from memhtml.domain.model import MemoryDoc
-from memhtml.ports.storage import Storage, StorageLocation, StorageOpener
+from memhtml.ports.storage import OpenedStorage, StorageLocation, StorageOpener
 
 if TYPE_CHECKING:
     from memhtml.ports.clock import Clock
@@ -21,16 +22,28 @@ if TYPE_CHECKING:
     from memhtml.ports.pair_similarity import PairwiseSimilarity
 
 
-def _open_sqlite(location: StorageLocation) -> Storage:
-    from memhtml.adapters.sqlite.storage import open_sqlite_storage
+def _open_sqlite(
+    location: StorageLocation,
+    *,
+    heal: bool = True,
+    verify: bool = False,
+    exclusive: Callable[[], AbstractContextManager[None]] = nullcontext,
+) -> OpenedStorage:
+    from memhtml.adapters.sqlite.opening import open_sqlite_storage
 
-    return open_sqlite_storage(location)
+    return open_sqlite_storage(location, heal=heal, verify=verify, exclusive=exclusive)
 
 
-def _open_memory(location: StorageLocation) -> Storage:
+def _open_memory(
+    location: StorageLocation,
+    *,
+    heal: bool = True,
+    verify: bool = False,
+    exclusive: Callable[[], AbstractContextManager[None]] = nullcontext,
+) -> OpenedStorage:
     from memhtml.adapters.memory import open_memory_storage
 
-    return open_memory_storage(location)
+    return open_memory_storage(location, heal=heal, verify=verify, exclusive=exclusive)
 
 
 STORAGE_BACKENDS: Final[Mapping[str, StorageOpener]] = {
@@ -40,8 +53,15 @@ STORAGE_BACKENDS: Final[Mapping[str, StorageOpener]] = {
 """Storage backends by name. A new backend is its ports, its opener, and one line here."""
 
 
-def open_storage(name: str, location: StorageLocation) -> Storage:
-    """The named backend's storage for one store.
+def open_storage(
+    name: str,
+    location: StorageLocation,
+    *,
+    heal: bool = True,
+    verify: bool = False,
+    exclusive: Callable[[], AbstractContextManager[None]] = nullcontext,
+) -> OpenedStorage:
+    """The named backend's storage for one store, and what opening it found.
 
     Raises:
         ValueError: No backend has that name (a configuration bug, not user input).
@@ -52,7 +72,7 @@ def open_storage(name: str, location: StorageLocation) -> Storage:
     except KeyError:
         known = ", ".join(sorted(STORAGE_BACKENDS))
         raise ValueError(f"unknown storage backend {name!r} (known: {known})") from None
-    return opener(location)
+    return opener(location, heal=heal, verify=verify, exclusive=exclusive)
 
 
 def build_embedder(settings: EmbedSettings) -> EmbeddingModel | None:

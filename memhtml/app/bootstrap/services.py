@@ -23,6 +23,7 @@ from memhtml.app.bootstrap.components import (
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
 from memhtml.app.indexing.parse_pool import ParseSettings
+from memhtml.app.recovery import recover_store
 from memhtml.app.retrieval import RetrievalPipeline
 from memhtml.app.retrieval.fusion_run import FusionPlanner
 from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
@@ -32,7 +33,7 @@ from memhtml.ports.storage import Storage
 if TYPE_CHECKING:
     from memhtml.ports.embedder import Embedder, EmbeddingModel, QueryEmbedder
     from memhtml.ports.git import GitPort
-    from memhtml.ports.git_writer import GitWriter
+    from memhtml.ports.git_writer import GitWriter, RecoveryFinding
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.memory_parser import MemoryParser
     from memhtml.ports.pair_similarity import PairwiseSimilarity
@@ -92,6 +93,7 @@ def indexer_over(
     return StoreIndexer(
         store=storage.index,
         vectors=storage.vectors,
+        rebuild_claim=storage.rebuild_claim,
         git=git,
         parser=parser,
         clock=clock,
@@ -120,6 +122,8 @@ class Services:
         parse: Memory file bytes to a document.
         indexer: The indexing service.
         retrieval: The search and recall pipeline.
+        recovery: What opening found a killed command or a damaged file had left, repaired
+            (``heal``) or only seen.
     """
 
     def __init__(
@@ -128,6 +132,8 @@ class Services:
         *,
         clock: Clock | None = None,
         embedder: EmbeddingModel | bool | None = True,
+        heal: bool = True,
+        thorough: bool = False,
     ) -> None:
         """Open the store's storage and bind every port to its adapter.
 
@@ -136,6 +142,10 @@ class Services:
             clock: The instant source; the system clock by default.
             embedder: ``True`` builds the configured embedder; an instance overrides it (evals
                 and tests); ``None`` or ``False`` means lexical-only.
+            heal: Repair what a killed command or a damaged file left (``app.recovery``);
+                off, it is only reported in ``recovery`` (plain ``doctor``).
+            thorough: Check both databases' pages and sweep the whole repository, which
+                costs a fraction of a second per 10,000 memories (``doctor``).
         """
         from memhtml.adapters.git.dulwich_git import DulwichGit
         from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
@@ -157,14 +167,22 @@ class Services:
         fallback = FALLBACK_IDENTITY
         if settings.git_name and settings.git_email:
             fallback = Identity(name=settings.git_name, email=settings.git_email)
-        self.storage: Storage = open_storage(settings.storage, settings.storage_location)
+        settings.write_lock_path.parent.mkdir(parents=True, exist_ok=True)
+        lock = RepositoryWriteLock(settings.write_lock_path)
+        # Issue 14: a damaged database is moved aside as it opens (or only reported, heal off).
+        opened = open_storage(
+            settings.storage,
+            settings.storage_location,
+            heal=heal,
+            verify=thorough,
+            exclusive=lock.held,
+        )
+        self.storage: Storage = opened.storage
         self.git: GitPort = DulwichGit(settings.root)
         self.writer: GitWriter = DulwichGitWriter(
-            settings.root, clock=self.clock, fallback=fallback
+            settings.root, clock=self.clock, fallback=fallback, write_lock=lock
         )
-        self.write_lock: Callable[[], AbstractContextManager[None]] = RepositoryWriteLock(
-            settings.write_lock_path
-        ).held
+        self.write_lock: Callable[[], AbstractContextManager[None]] = lock.held
         self.configure_repo: Callable[[], bool] = lambda: ensure_merge_ours_driver(settings.root)
         self.codec: MemoryCodec = memory_codec()
         self.parse: MemoryParser = parse_memory_lazily
@@ -185,6 +203,19 @@ class Services:
             coverage_floor=settings.embed.vector_coverage_floor,
             similarity=pairwise_similarity(),
         )
+        # Issue 14: finish or undo a killed writer's commit; restore a moved-aside state plane.
+        try:
+            self.recovery: tuple[RecoveryFinding, ...] = recover_store(
+                opened=opened,
+                writer=self.writer,
+                git=self.git,
+                lock_if_free=lock.held_if_free,
+                heal=heal,
+                sweep=thorough,
+            )
+        except BaseException:
+            self.storage.close()
+            raise
 
     @property
     def embeds(self) -> bool:

@@ -13,6 +13,7 @@ from typing import Final
 import attrs
 
 from memhtml.domain.vectors import pack_f32
+from memhtml.faults import fault_point
 from memhtml.ports.embedder import Embedder
 from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.progress import NO_PROGRESS, PHASE_EMBEDDING, ProgressSink
@@ -71,6 +72,7 @@ def embed_pending(
             )
             written += len(stored)
             progress.advance(len(stored))
+            fault_point("embed.slice")
         return EmbedOutcome(written=written)
     finally:
         progress.finish()

@@ -7,6 +7,7 @@ passes live in ``rebuild``, ``update`` and ``embedding``, the pure decisions in
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -32,12 +33,16 @@ from memhtml.ports.indexer import (
 )
 from memhtml.ports.memory_parser import MemoryParser
 from memhtml.ports.progress import NO_PROGRESS, PHASE_RETOKENIZING, ProgressSink
+from memhtml.ports.rebuild_claim import RebuildClaim
 from memhtml.ports.vector_store import VectorStore
 
 # `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
 BECAUSE_FLAG: Final = "embedding was turned off for this rebuild"
 BECAUSE_NO_EMBEDDER: Final = "no embedder is configured"
 STALE_REASON: Final = "a rebuild started and did not finish"
+RUNNING_REASON: Final = "another process is rebuilding it right now"
+
+_log = logging.getLogger(__name__)
 
 
 class StoreIndexer:
@@ -52,6 +57,7 @@ class StoreIndexer:
         *,
         store: IndexStore,
         vectors: VectorStore,
+        rebuild_claim: RebuildClaim,
         git: GitPort,
         parser: MemoryParser,
         clock: Clock,
@@ -67,6 +73,7 @@ class StoreIndexer:
         Args:
             store: Where projections and the watermark are persisted.
             vectors: Where vectors are persisted.
+            rebuild_claim: Tells a rebuild that died from one running in another process.
             git: The repository.
             parser: ``parse_memory`` in production; a module-level function, so a process
                 pool can receive it.
@@ -92,6 +99,7 @@ class StoreIndexer:
         ):
             raise ValueError("the embedder's vector space is not the configured one")
         self._tokenizer = fts_tokenizer
+        self._claim = rebuild_claim
         self._context = IndexContext(
             store=store,
             vectors=vectors,
@@ -113,7 +121,13 @@ class StoreIndexer:
     def rebuild(
         self, *, embed: bool, force: bool = False, progress: ProgressSink = NO_PROGRESS
     ) -> RebuildReport:
-        """See ``Indexer.rebuild``."""
+        """See ``Indexer.rebuild``. Waits while another process rebuilds."""
+        with self._claim.held(wait=True):
+            return self._guarded_rebuild(embed=embed, force=force, progress=progress)
+
+    def _guarded_rebuild(
+        self, *, embed: bool, force: bool, progress: ProgressSink
+    ) -> RebuildReport:
         context = self._context
         writes_vectors = embed and context.embedder is not None
         state = context.store.index_state()
@@ -138,23 +152,13 @@ class StoreIndexer:
         context = self._context
         retokenized = self._align_tokenizer(progress)
         state = context.store.index_state()
-        if state is None:
-            # Never indexed: any vectors present belong to no recorded space, and the stash
-            # keeps those in the configured one, so nothing here needs the refusal guard.
-            rebuilt = run_rebuild(
-                context, embed=embed and context.embedder is not None, progress=progress
-            )
-            return UpdateReport(
-                head_sha=rebuilt.head_sha,
-                rebuilt=True,
-                added=rebuilt.files_indexed,
-                embeddings_written=rebuilt.embeddings_written,
-                skipped=rebuilt.skipped,
-                model_failure=rebuilt.model_failure,
-                retokenized=retokenized,
-            )
-        if state.head_sha is None:
-            raise IndexStale(STALE_REASON)
+        if state is None or state.head_sha is None:
+            rebuilt = self._first_or_resumed(embed=embed, progress=progress)
+            if rebuilt is not None:
+                return attrs.evolve(rebuilt, retokenized=retokenized)
+            state = context.store.index_state()
+            if state is None or state.head_sha is None:
+                raise IndexStale(RUNNING_REASON)
         self._check_space(state)
         report, chunk_ids = run_update(context, state, progress, known=known)
         if retokenized is not None:
@@ -172,6 +176,50 @@ class StoreIndexer:
         return attrs.evolve(
             report, embeddings_written=outcome.written, model_failure=outcome.failure
         )
+
+    def _first_or_resumed(self, *, embed: bool, progress: ProgressSink) -> UpdateReport | None:
+        """The full rebuild an update runs when there is no watermark, or a NULL one whose
+        rebuild died; ``None`` when another process finished it while this one waited.
+
+        Raises:
+            IndexStale: Another process is rebuilding right now.
+            EmbedModelMismatch, RebuildNoEmbedRefused: A resumed rebuild that cannot write
+                vectors meets the guards an explicit one would.
+        """
+        context = self._context
+        # The first build is needed before anything can be answered, so it waits for another
+        # process's; a died rebuild's successor does not wait on a live one (reads answer
+        # from the index as it stands, DECISIONS 20).
+        first = context.store.index_state() is None
+        with self._claim.held(wait=first) as got:
+            if not got:
+                raise IndexStale(RUNNING_REASON)
+            state = context.store.index_state()
+            if state is not None and state.head_sha is not None:
+                return None
+            if state is None:
+                # Never indexed: any vectors present belong to no recorded space, and the
+                # stash keeps those in the configured one, so no refusal guard applies.
+                rebuilt = run_rebuild(
+                    context, embed=embed and context.embedder is not None, progress=progress
+                )
+            else:
+                _log.warning("an index rebuild was interrupted; rebuilding from git now")
+                # Catching up, as any update does: without an embedder the new chunks wait for
+                # vectors (as an incremental pass leaves them) rather than every read failing.
+                rebuilt = self._guarded_rebuild(embed=embed, force=True, progress=progress)
+        return UpdateReport(
+            head_sha=rebuilt.head_sha,
+            rebuilt=True,
+            added=rebuilt.files_indexed,
+            embeddings_written=rebuilt.embeddings_written,
+            skipped=rebuilt.skipped,
+            model_failure=rebuilt.model_failure,
+        )
+
+    def rebuild_in_progress(self) -> bool:
+        """See ``Indexer.rebuild_in_progress``."""
+        return self._claim.busy()
 
     def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
         """See ``Indexer.embed_missing``."""

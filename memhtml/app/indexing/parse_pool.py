@@ -8,9 +8,14 @@ renders) are passed in and never parsed again.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
 import pickle
+import signal
 import sys
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -42,6 +47,13 @@ POOL_PLATFORM: Final = "linux"
 # near 20 files, and loses under heavy contention from other processes. 200 keeps a margin.
 DEFAULT_WORKERS: Final = 2
 DEFAULT_POOL_MIN_FILES: Final = 200
+# Workers must not outlive the process that forked them: a forked worker holds a copy of
+# every descriptor its parent had (the pool's own pipes included, so it never reads EOF) and
+# of the databases' files, and a killed rebuild used to leave both workers running for good.
+# The kernel kills a worker whose parent dies (Linux's PR_SET_PDEATHSIG); a thread in each
+# worker that polls its parent pid is the fallback where that call is missing.
+_PR_SET_PDEATHSIG: Final = 1
+PARENT_POLL_S: Final = 0.5
 
 
 @attrs.frozen(kw_only=True)
@@ -153,6 +165,30 @@ def _use_pool(count: int, parser: MemoryParser, settings: ParseSettings) -> bool
     return True
 
 
+def die_with_parent(parent: int) -> None:
+    """Pool worker initializer: end this worker as soon as ``parent`` is gone.
+
+    Args:
+        parent: The pid of the process that made the pool (passed in, because by the time
+            this runs the parent may already have died and the worker been re-parented).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watcher below still ends the worker
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before the call above could take effect
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
+
+
 def _parse_on_pool(
     datas: list[bytes], parser: MemoryParser, workers: int, progress: ProgressSink
 ) -> list[MemoryDoc | tuple[str, ...]]:
@@ -160,7 +196,12 @@ def _parse_on_pool(
     batches = [datas[start : start + size] for start in range(0, len(datas), size)]
     context = multiprocessing.get_context(POOL_START_METHOD)
     outcomes: list[MemoryDoc | tuple[str, ...]] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
         # `map` yields in submission order as batches complete, so the bar moves during the
         # parse rather than jumping at its end.
         for batch in pool.map(parse_batch, [parser] * len(batches), batches):

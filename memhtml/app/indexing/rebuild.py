@@ -20,6 +20,7 @@ from memhtml.domain.content_claims import ParsedFile, split_duplicates
 from memhtml.domain.paths import is_indexable_path
 from memhtml.domain.projection import FileProjection, project_file
 from memhtml.domain.vocabulary import PARA_BUCKETS
+from memhtml.faults import fault_point
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, RebuildReport, SkippedFile
 from memhtml.ports.progress import NO_PROGRESS, PHASE_PROJECTING, ProgressSink
 
@@ -71,15 +72,18 @@ def run_rebuild(
     snapshot = read_tree(context, progress)
     store = context.store
     store.begin_rebuild(embed_model=context.model, embed_dim=context.dim, now=context.now())
+    fault_point("rebuild.truncated")
     indexed_at = context.now()
     if snapshot.parsed:
         progress.start(PHASE_PROJECTING, len(snapshot.parsed))
     for batch in _batches(_projections(snapshot.parsed, indexed_at)):
         store.write_projections(batch)
         progress.advance(len(batch))
+        fault_point("rebuild.batch")
     if snapshot.parsed:
         progress.finish()
     preserved = store.finish_rebuild(embed_model=context.model)
+    fault_point("rebuild.projected")
     outcome = EmbedOutcome()
     if embed and context.embedder is not None:
         outcome = embed_pending(
@@ -90,6 +94,7 @@ def run_rebuild(
             now=context.now,
             progress=progress,
         )
+    fault_point("rebuild.embedded")
     store.record_head(head_sha=snapshot.head, dirty_paths=(), now=context.now())
     counts = store.row_counts()
     return RebuildReport(

@@ -15,6 +15,7 @@ from memhtml.domain.content_claims import ParsedFile, claim_hashes, hashes_to_ch
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.projection import FileProjection, project_file
 from memhtml.domain.update_plan import UpdatePlan, plan_update
+from memhtml.faults import fault_point
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import blob_sha
 from memhtml.ports.indexer import (
@@ -54,6 +55,7 @@ def run_update(
         return UpdateReport(head_sha=head, unchanged=True), ()
     wrote = bool(plan.renames)
     store.move_rows(plan.renames, with_state=store.has_state)
+    _batch_done(wrote)
     files, skipped, vanished = _changed_sources(context, head, plan)
     outcomes = parse_files(files, context.parser, context.parse, progress, known=known)
     parsed = [outcome for outcome in outcomes if isinstance(outcome, ParsedFile)]
@@ -61,11 +63,13 @@ def run_update(
     gone = [*plan.removals, *vanished, *(skip.path for skip in skipped)]
     wrote |= bool(gone)
     store.remove_rows(gone)
+    _batch_done(bool(gone))
     now = context.now()
     first = claim_hashes(parsed, store.active_hash_holders(hashes_to_check(parsed)))
     projections = [_projection(file, now) for file in first.ready]
     wrote |= bool(projections)
     store.write_projections(projections)
+    _batch_done(bool(projections))
     # By the time the late projections run, the duplicates' rows are gone and every waiting
     # row is parked, so none of them holds a hash any more.
     released = frozenset(file.path for file in (*first.waiting, *first.duplicates))
@@ -80,6 +84,8 @@ def run_update(
     wrote |= bool(removals or late_projections)
     if removals or late_projections:
         store.replace_parked(removals, late_projections)
+        _batch_done(True)
+    fault_point("update.projected")
     if wrote or head != watermark or plan.dirty_after != state.dirty_paths:
         store.record_head(head_sha=head, dirty_paths=plan.dirty_after, now=now)
     skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
@@ -94,6 +100,11 @@ def run_update(
     )
     chunk_ids = tuple(c.chunk_id for p in (*projections, *late_projections) for c in p.chunks)
     return report, chunk_ids
+
+
+def _batch_done(wrote: bool) -> None:
+    if wrote:
+        fault_point("update.batch")
 
 
 def _projection(file: ParsedFile, indexed_at: str) -> FileProjection:

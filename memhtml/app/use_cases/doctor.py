@@ -13,6 +13,7 @@ from typing import Final
 import attrs
 
 from memhtml.app.use_cases.doctor_fix import Repair
+from memhtml.app.use_cases.recovery_report import StoreFinding, needs_attention
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 from memhtml.domain.paths import is_indexable_path
@@ -50,6 +51,7 @@ class DoctorPorts:
     floor: float
     embeds: bool
     has_state: bool
+    recovery: tuple[StoreFinding, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -73,6 +75,7 @@ class DoctorReport:
         dirty: Paths with uncommitted changes.
         warnings: Format warnings as ``path: code: detail`` and the coverage remedy when low.
         has_state: The state plane is attached.
+        recovery: What killed commands or damaged files left, each with its fix (issue 14).
         repaired: What ``--fix`` changed; ``None`` when it was not asked for.
     """
 
@@ -99,6 +102,7 @@ class DoctorReport:
     dirty: tuple[str, ...]
     warnings: tuple[str, ...]
     has_state: bool
+    recovery: tuple[StoreFinding, ...] = ()
     repaired: Repair | None = None
 
 
@@ -131,6 +135,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
     healthy = (
         not (dangling or orphans or unparseable or low or not index_fresh or not matches)
         and ports.has_state
+        and not needs_attention(ports.recovery)
     )
     return DoctorReport(
         root=ports.root,
@@ -156,6 +161,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         dirty=tuple(sorted(entry.path for entry in status)),
         warnings=tuple(warnings),
         has_state=ports.has_state,
+        recovery=ports.recovery,
     )
 
 

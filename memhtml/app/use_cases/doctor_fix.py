@@ -21,7 +21,9 @@ from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.memory_files import text_of
 from memhtml.app.use_cases.mutation import Plan, run_mutation
+from memhtml.app.use_cases.recovery_report import StoreFinding
 from memhtml.domain.commit_messages import OP_LINK, commit_message
+from memhtml.faults import fault_point
 from memhtml.ports.health import DanglingLink, HealthProbe, OrphanPruner
 
 logger = logging.getLogger("memhtml.doctor")
@@ -39,12 +41,15 @@ class Repair:
         dropped: Dangling links removed because no copy was found.
         pruned_access_rows: State rows deleted because no indexed memory has their path.
         commit_sha: The repair commit, or ``None`` when no link needed repairing.
+        recovered: What a killed command or a damaged file had left, repaired as the store
+            opened (issue 14).
     """
 
     rewritten: int
     dropped: int
     pruned_access_rows: int
     commit_sha: str | None
+    recovered: tuple[StoreFinding, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -161,6 +166,7 @@ def repair_with(ports: FixPorts) -> Repair:
         return Plan(outcome=(rewritten, dropped), message=message)
 
     landed = run_mutation(ports.deps, plan)
+    fault_point("doctor.repaired")
     rewritten, dropped = landed.outcome
     pruned: tuple[str, ...] = ()
     if landed.indexed:

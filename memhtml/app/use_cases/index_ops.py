@@ -13,10 +13,19 @@ import attrs
 
 from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.index_census import IndexCensus
-from memhtml.ports.indexer import BackfillReport, Indexer, RebuildReport, UpdateReport
+from memhtml.ports.indexer import (
+    BackfillReport,
+    Indexer,
+    IndexState,
+    RebuildReport,
+    UpdateReport,
+    watermark_commit,
+)
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 NO_EMBEDDER_REASON: Final = "no embedder is configured (MEMHTML_EMBED=off)"
+REBUILD_FIX: Final = "memhtml index rebuild"
+UPDATE_FIX: Final = "memhtml index update"
 
 
 @attrs.frozen(kw_only=True)
@@ -35,6 +44,11 @@ class IndexStatus:
         vector_coverage, vector_coverage_floor: Their ratio, and the floor search compares it to.
         edges, derived_edges, tags, entities: Row counts (tags and entities distinct).
         has_state: The state plane is attached.
+        stale: The index does not describe HEAD (never built, a rebuild died or is running,
+            or commits landed since); reads and writes catch it up on their own.
+        stale_reason: Why, in words; ``None`` when fresh.
+        stale_fix: The command that brings it level now; ``None`` when fresh or when only
+            waiting helps (another process is rebuilding).
     """
 
     head_sha: str | None
@@ -55,6 +69,30 @@ class IndexStatus:
     tags: int
     entities: int
     has_state: bool
+    stale: bool = False
+    stale_reason: str | None = None
+    stale_fix: str | None = None
+
+
+def staleness(
+    state: IndexState | None, head: str | None, *, rebuilding: bool
+) -> tuple[bool, str | None, str | None]:
+    """Whether the index lags HEAD, why, and the command that fixes it (pure).
+
+    The working tree is not looked at: that costs a status walk, and every read indexes
+    uncommitted edits before it answers anyway.
+    """
+    if state is None:
+        return True, "the index has never been built", REBUILD_FIX
+    if state.head_sha is None:
+        if rebuilding:
+            return True, "another process is rebuilding the index", None
+        return True, "a rebuild died and left the index partial", REBUILD_FIX
+    at = watermark_commit(state)
+    if at != head:
+        shown = "an unborn HEAD" if at is None else at[:7]
+        return True, f"the index describes {shown}, HEAD is {(head or 'unborn')[:7]}", UPDATE_FIX
+    return False, None, None
 
 
 def index_rebuild(
@@ -115,8 +153,10 @@ def status_with(
     configured_model: str,
     floor: float,
     has_state: bool,
+    head: str | None = None,
 ) -> IndexStatus:
-    """Assemble the status from the watermark row, the coverage and the census.
+    """Assemble the status from the watermark row, the coverage and the census; ``head`` is
+    HEAD's commit, which the watermark is compared with.
 
     Raises:
         StorageFailure: The index cannot be read.
@@ -124,6 +164,8 @@ def status_with(
     state = indexer.index_state()
     coverage = indexer.vector_coverage()
     counts = census.counts()
+    rebuilding = state is not None and state.head_sha is None and indexer.rebuild_in_progress()
+    stale, reason, fix = staleness(state, head, rebuilding=rebuilding)
     return IndexStatus(
         head_sha=None if state is None else state.head_sha,
         embed_model=None if state is None else state.embed_model,
@@ -143,4 +185,7 @@ def status_with(
         tags=counts.tags,
         entities=counts.entities,
         has_state=has_state,
+        stale=stale,
+        stale_reason=reason,
+        stale_fix=fix,
     )

@@ -5,6 +5,8 @@ Order, and why:
 0. Take the store's write lock (``WriteDeps.write_lock``) for steps 1–3, so memhtml writers in
    other processes wait their turn: without it a writer in a tight loop could make another
    lose every retry, and a plan could dedup against an index that lags another's commit.
+   Under it, first repair what a killed writer left (``app.recovery``), so the preflight
+   never indexes a working tree half-way to a commit.
 1. ``indexer.update`` first. It is the preflight (it raises ``IndexStale`` and
    ``EmbedModelMismatch``, exactly the states CLI.md §3.1 says must refuse before writing), and it
    brings the index level with HEAD and the working tree, so the dedup lookup sees every file.
@@ -28,11 +30,13 @@ from typing import Final, Generic, TypeVar
 
 import attrs
 
+from memhtml.app.recovery import repair_before_writing
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import MemhtmlError
 from memhtml.domain.model import MemoryDoc
+from memhtml.faults import fault_point
 from memhtml.ports.git_writer import HeadMoved
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 from memhtml.ports.recorder import LinkKind, SessionLink
@@ -93,6 +97,7 @@ def run_mutation(
     attempts = max(1, deps.commit_attempts)
     for attempt in range(attempts):
         with deps.write_lock():
+            repair_before_writing(deps.writer)
             deps.indexer.update(embed=deps.embed, progress=progress)
             tree = StagedTree.load(deps.git)
             planned = plan(tree)
@@ -109,6 +114,7 @@ def run_mutation(
         if sha is None:
             deps.pause(FIRST_PAUSE_S * 2**attempt * random.uniform(*PAUSE_JITTER))
             continue
+        fault_point("mutation.committed")
         # After the lock is released: the next writer's preflight indexes this commit too.
         indexed = refresh_index(deps, progress, parsed=tree.documents())
         return Landed(outcome=planned.outcome, commit_sha=sha, indexed=indexed)

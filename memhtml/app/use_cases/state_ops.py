@@ -17,12 +17,12 @@ from memhtml.app.use_cases.collaborators import COMMIT_ATTEMPTS
 from memhtml.app.use_cases.mutation import FIRST_PAUSE_S, PAUSE_JITTER
 from memhtml.domain.commit_messages import commit_message
 from memhtml.domain.errors import NotFound
+from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter, HeadMoved
 from memhtml.ports.state_plane import StatePlane
 
-SIDECAR_PATH: Final = ".memhtml/state/access.jsonl"
 OP_STATE: Final = "state"
 
 

@@ -16,7 +16,7 @@ import attrs
 
 from memhtml.adapters.html import parse_memory, render_memory
 from memhtml.adapters.memory import open_memory_storage
-from memhtml.adapters.sqlite.storage import open_sqlite_storage
+from memhtml.adapters.sqlite.opening import open_sqlite_storage
 from memhtml.domain.model import Link, MemoryDoc, RenderInputs
 from memhtml.domain.projection import FileProjection, project_file
 from memhtml.ports.git import blob_sha
@@ -38,7 +38,7 @@ def open_backend(kind: str, tokenizer: str = "unicode61") -> Iterator[Storage]:
             fts_tokenizer=tokenizer,
         )
         opener = open_sqlite_storage if kind == "sqlite" else open_memory_storage
-        storage = opener(location)
+        storage = opener(location).storage
         try:
             yield storage
         finally:

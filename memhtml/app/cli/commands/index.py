@@ -63,6 +63,9 @@ STATUS_KEYS: Final = (
     "tags",
     "entities",
     "hasState",
+    "stale",
+    "staleReason",
+    "staleFix",
 )
 REASON_SEPARATOR: Final = "; "
 
@@ -102,7 +105,8 @@ def report_data(mode: str, report: object, keys: tuple[str, ...]) -> shaping.Dat
 @emits(REPORT_TYPE, examples=("memhtml index rebuild", "memhtml index rebuild --no-embed"))
 def rebuild(embed: bool | None, force: bool) -> CommandResult:
     """Rebuild the whole index from the committed HEAD, keeping vectors of unchanged chunks."""
-    with open_here() as store, TerminalProgress() as progress:
+    # Thorough: a page check finds damage opening does not, and the file is moved aside.
+    with open_here(thorough=True) as store, TerminalProgress() as progress:
         report = store.index_rebuild(embed=embed, force=force, progress=progress)
     return REPORT_TYPE, report_data("rebuild", report, REBUILD_KEYS)
 

@@ -34,6 +34,7 @@ DOCTOR_KEYS: Final = (
     "embeddings",
     "dirty",
     "warnings",
+    "recovery",
 )
 REPAIRED_KEY: Final = "repaired"
 EXPORT_KEYS: Final = ("path", "rows", "bytes", "written", "commitSha")
@@ -50,7 +51,10 @@ def register(group: click.Group) -> None:
 @click.option(
     "--fix",
     is_flag=True,
-    help="Repair dangling links (one commit) and prune orphan access rows, then check.",
+    help=(
+        "Repair what a killed command or a damaged database left, dangling links (one "
+        "commit) and orphan access rows, then check."
+    ),
 )
 @emits("doctor.report", examples=("memhtml doctor", "memhtml doctor --fix"))
 def doctor(fix: bool) -> CommandResult:
@@ -65,7 +69,9 @@ def doctor(fix: bool) -> CommandResult:
     # embeds), because its space, unlike the local default's, is not known without it. --fix
     # commits and updates the index like every mutating command, with its embedder (loaded
     # only if the update finds chunks to embed).
-    with open_here(embedder=fix or _bedrock_configured()) as store:
+    # Plain doctor repairs nothing, not even what every other command would (a killed
+    # commit, a damaged database): it reports it under `recovery`. Both look thoroughly.
+    with open_here(embedder=fix or _bedrock_configured(), heal=fix, thorough=True) as store:
         report = store.doctor(fix=fix)
     return "doctor.report", doctor_data(report, fix=fix)
 

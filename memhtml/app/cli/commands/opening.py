@@ -18,12 +18,16 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def open_here(*, embedder: bool = True) -> Iterator[Store]:
+def open_here(
+    *, embedder: bool = True, heal: bool = True, thorough: bool = False
+) -> Iterator[Store]:
     """The invocation's initialized store, closed on exit.
 
     Args:
         embedder: Build the configured embedder (``MEMHTML_EMBED``); False for commands that
             never embed, so they cannot fail on a missing model.
+        heal: Repair what a killed command or a damaged file left (see ``Services``).
+        thorough: Check the databases' pages and sweep the repository (see ``Services``).
 
     Raises:
         RepoRequired: The root may not be used or is not an initialized store.
@@ -31,7 +35,9 @@ def open_here(*, embedder: bool = True) -> Iterator[Store]:
     """
     from memhtml.app.store import open_store
 
-    store = open_store(repo_root(), environ=os.environ, embedder=embedder)
+    store = open_store(
+        repo_root(), environ=os.environ, embedder=embedder, heal=heal, thorough=thorough
+    )
     try:
         yield store
     finally:

@@ -1,0 +1,234 @@
+"""Bringing the working tree and the index to a commit that landed without them.
+
+A commit killed after its branch moved leaves some working files at the old content (or
+missing) and the index at the old tree. Finishing it walks the change from the old tree to the
+new one path by path, and never overwrites what someone changed since: a working file is
+written only when it is missing or still holds the old blob (its own, or that of a path the
+commit removes: a moved file), and removed only when it still holds the old blob. Anything
+else is kept as it is, its index entry left unstamped, so status shows it as the edit it is.
+Every step is idempotent, so a finish that is itself killed is simply run again.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+
+import attrs
+from dulwich.diff_tree import tree_changes
+from dulwich.objects import TreeEntry
+from dulwich.repo import Repo
+
+from memhtml.adapters.git.index_file import (
+    UNSTAMPED,
+    IndexRecord,
+    StatStamp,
+    encode_entry,
+    index_bytes,
+    stamp_of,
+)
+from memhtml.adapters.git.repository import (
+    commit_tree_or_empty,
+    decode_path,
+    is_file_mode,
+    tree_path_lookup,
+)
+from memhtml.adapters.git.working_tree import prune_empty_parents, remove_file, write_file
+from memhtml.faults import fault_point
+from memhtml.ports.git import blob_sha
+
+_EXECUTABLE: Final = 0o755
+# What `_working_blob` answers for a directory or a symlink: never a blob id, never overwritten.
+_NOT_A_FILE: Final = "not-a-file"
+
+
+@attrs.frozen(kw_only=True)
+class IndexEdit:
+    """One path's new index entry: a blob and mode, or ``None`` to drop the path."""
+
+    path: str
+    blob: tuple[str, int] | None
+
+
+@attrs.frozen(kw_only=True)
+class FinishedTree:
+    """What finishing a commit did to the working tree.
+
+    Attributes:
+        edits: The index edits that bring the index to the new tree.
+        verified: Paths whose working file now holds the committed blob (stamped in the index).
+        kept: Paths left as someone edited them (or not a plain file), so not the commit's.
+        written: Working files written or removed by this pass.
+        directories: Every directory a changed path lives in (for temporary-file cleanup).
+    """
+
+    edits: tuple[IndexEdit, ...]
+    verified: frozenset[str]
+    kept: tuple[str, ...]
+    written: int
+    directories: frozenset[str]
+
+
+def commit_changes(repo: Repo, old: str | None, new: str) -> list[tuple[str, TreeEntry | None]]:
+    """Each file path that differs between commits ``old`` and ``new``, with its new entry
+    (``None`` when ``new`` drops it). Submodules and non-UTF-8 paths are skipped."""
+    old_tree = commit_tree_or_empty(repo, old)
+    new_tree = commit_tree_or_empty(repo, new)
+    out: dict[str, TreeEntry | None] = {}
+    for change in tree_changes(repo.object_store, old_tree, new_tree):
+        gone, came = change.old, change.new
+        if gone is not None and gone.path is not None and is_file_mode(gone.mode or 0):
+            path = decode_path(gone.path)
+            if path is not None:
+                out.setdefault(path, None)
+        if came is not None and came.path is not None and is_file_mode(came.mode or 0):
+            path = decode_path(came.path)
+            if path is not None:
+                out[path] = came
+    return sorted(out.items())
+
+
+def finish_working_tree(repo: Repo, root: Path, old: str | None, new: str) -> FinishedTree:
+    """Bring the working files to commit ``new`` from ``old``, keeping every foreign edit."""
+    in_old = tree_path_lookup(repo, commit_tree_or_empty(repo, old))
+    edits: list[IndexEdit] = []
+    verified: set[str] = set()
+    kept: list[str] = []
+    written = 0
+    changes = commit_changes(repo, old, new)
+    before: dict[str, str] = {}
+    for path, _ in changes:
+        found = in_old(path)
+        if found is not None and is_file_mode(found[0]):
+            before[path] = found[1].decode("ascii")
+    # A move's target that is also rewritten (an archive stamps the file it moves) holds the
+    # source's old content once the move is done: that content is in git, so replacing it
+    # with the commit's loses nothing, where keeping it would leave a needless edit behind.
+    moved_away = {before[path] for path, entry in changes if entry is None and path in before}
+    for path, entry in changes:
+        target = root / path
+        if _through_symlink(root, path):
+            # A write through a symlinked directory lands outside the tree: the index still
+            # follows the commit, the working tree is not touched.
+            blob = None if entry is None else (_hex(entry.sha), entry.mode or 0)
+            edits.append(IndexEdit(path=path, blob=blob))
+            kept.append(path)
+            continue
+        if entry is None:
+            edits.append(IndexEdit(path=path, blob=None))
+            if _remove_if_old(root, target, before.get(path)):
+                written += 1
+            elif os.path.lexists(target):
+                kept.append(path)
+            continue
+        sha, mode = _hex(entry.sha), entry.mode or 0
+        edits.append(IndexEdit(path=path, blob=(sha, mode)))
+        state = _working_blob(target)
+        if state == sha:
+            verified.add(path)
+        elif state is None or state == before.get(path) or state in moved_away:
+            _materialise(repo, target, entry)
+            fault_point("recover.worktree")
+            verified.add(path)
+            written += 1
+        else:
+            kept.append(path)
+    return FinishedTree(
+        edits=tuple(edits),
+        verified=frozenset(verified),
+        kept=tuple(kept),
+        written=written,
+        directories=frozenset(os.path.dirname(path) for path, _ in changes),
+    )
+
+
+def updated_index(
+    records: Iterable[IndexRecord], root: Path, edits: Iterable[IndexEdit], stamped: set[str]
+) -> bytes:
+    """The index with the edited paths' entries replaced; every other entry kept verbatim.
+
+    A path in ``stamped`` gets its working file's stat data, as ``git add`` would; any other
+    gets none, so status re-hashes it and sees whether the working file is the blob.
+    """
+    edit_list = list(edits)
+    changed = {edit.path.encode("utf-8") for edit in edit_list}
+    kept = [record for record in records if record.path not in changed]
+    for edit in edit_list:
+        if edit.blob is None:
+            continue
+        sha, mode = edit.blob
+        stamp = _stamp(root / edit.path) if edit.path in stamped else UNSTAMPED
+        kept.append(encode_entry(edit.path.encode("utf-8"), sha.encode("ascii"), mode, stamp))
+    return index_bytes(kept)
+
+
+def tree_records(repo: Repo, commit: str) -> list[IndexRecord]:
+    """Unstamped index records of every file in commit ``commit``'s tree."""
+    tree = commit_tree_or_empty(repo, commit)
+    if tree is None:
+        return []
+    return [
+        encode_entry(entry.path, entry.sha, entry.mode)
+        for entry in repo.object_store.iter_tree_contents(tree)
+        if entry.path is not None
+        and entry.sha is not None
+        and entry.mode is not None
+        and is_file_mode(entry.mode)
+    ]
+
+
+def _hex(sha: bytes | None) -> str:
+    assert sha is not None
+    return sha.decode("ascii")
+
+
+def _stamp(path: Path) -> StatStamp:
+    try:
+        return stamp_of(os.lstat(path))
+    except OSError:
+        return UNSTAMPED
+
+
+def _through_symlink(root: Path, path: str) -> bool:
+    parts = path.split("/")
+    return any(os.path.islink(root.joinpath(*parts[:depth])) for depth in range(1, len(parts)))
+
+
+def _working_blob(target: Path) -> str | None:
+    """The blob id of a plain working file; ``None`` when missing; ``_NOT_A_FILE`` for a
+    directory or a symlink."""
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return _NOT_A_FILE
+    return blob_sha(target.read_bytes())
+
+
+def _remove_if_old(root: Path, target: Path, old: str | None) -> bool:
+    state = _working_blob(target)
+    if state is None:
+        prune_empty_parents(root, target.parent)
+        return False
+    if old is not None and state == old:
+        remove_file(root, target)
+        return True
+    return False
+
+
+def _materialise(repo: Repo, target: Path, entry: TreeEntry) -> None:
+    assert entry.sha is not None
+    mode = entry.mode or 0
+    data = repo.object_store[entry.sha].as_raw_string()
+    if stat.S_ISLNK(mode):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        os.symlink(data, target)
+        return
+    write_file(target, data)
+    if mode & 0o111:
+        os.chmod(target, _EXECUTABLE)

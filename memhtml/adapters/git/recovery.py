@@ -1,0 +1,351 @@
+"""Finishing or undoing what a killed writer left in the repository (``GitWriter.recover``).
+
+The writers' order (``dulwich_writer``) makes the branch move the commit point: a journal
+whose writer is gone and whose branch still holds the old commit is undone (its objects stay
+as unreachable garbage, which ``git gc`` prunes); one whose branch holds the new commit is
+finished (``commit_finish``). A branch holding neither was moved by someone else since: the
+journal is dropped and the working tree left alone. Lock files and half-written object files
+are removed when their writer is provably gone (``locks``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Final
+
+import attrs
+from dulwich.file import FileLocked, GitFile
+from dulwich.objects import Commit, ObjectID
+from dulwich.refs import HEADREF, Ref
+from dulwich.repo import Repo
+
+from memhtml.adapters.git import journal as journals
+from memhtml.adapters.git.commit_finish import finish_working_tree, tree_records, updated_index
+from memhtml.adapters.git.index_file import read_index, tree_id
+from memhtml.adapters.git.journal import Journal, UnreadableJournal
+from memhtml.adapters.git.leftovers import (
+    LOCK_SUFFIX,
+    SHOWN_PATHS,
+    SLACK_NS,
+    made_since,
+    object_leftovers,
+    removed,
+    temp_files_in,
+    walk_temp_files,
+)
+from memhtml.adapters.git.locks import (
+    STALE_LOCK_AGE_S,
+    git_process_in,
+    inode_of,
+    judge_unclaimed_lock,
+)
+from memhtml.adapters.git.repository import head_commit
+from memhtml.faults import fault_point
+from memhtml.ports.git_writer import (
+    FOUND_COMMIT_IN_PROGRESS,
+    FOUND_HELD_LOCK,
+    FOUND_INDEX_BEHIND,
+    FOUND_INTERRUPTED_COMMIT,
+    FOUND_OBJECT_LEFTOVERS,
+    FOUND_STALE_LOCK,
+    FOUND_TEMP_FILES,
+    RecoveryFinding,
+)
+
+_log = logging.getLogger(__name__)
+
+_OUR_SUBJECT: Final = b"memhtml("
+
+
+def git_dir_of(root: Path) -> Path:
+    """``<root>/.git`` (the store is never a linked worktree; its ``.git`` is a directory)."""
+    return root / ".git"
+
+
+def quick_look(git_dir: Path) -> bool:
+    """A journal or an index lock is present: two directory reads, no git data parsed."""
+    return journals.any_journal(git_dir) or os.path.lexists(git_dir / ("index" + LOCK_SUFFIX))
+
+
+def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFinding, ...]:
+    """Find (and with ``repair``, fix) what killed writers left; see ``GitWriter.recover``.
+
+    The caller holds the writers' lock when ``repair`` is set.
+    """
+    root, git_dir = Path(repo.path), Path(repo.controldir())
+    found: list[RecoveryFinding] = []
+    claimed: set[int] = set()
+    live = False
+    entries = journals.read_all(git_dir)
+    for entry in entries:
+        if isinstance(entry, UnreadableJournal):
+            if repair:
+                journals.remove(entry)
+            found.append(_finding(FOUND_INTERRUPTED_COMMIT, f"unreadable {entry.path}", repair))
+            continue
+        claim = _claimed_inode(repo, entry)
+        if journals.is_alive(entry.owner):
+            live = True
+            if claim is not None:
+                claimed.add(claim)
+            found.append(
+                _finding(
+                    FOUND_COMMIT_IN_PROGRESS,
+                    f"process {entry.owner.pid} is committing on {entry.ref}",
+                    False,
+                )
+            )
+            continue
+        if not repair and claim is not None:
+            claimed.add(claim)  # its fate follows the journal's
+        found.extend(_resolve(repo, root, git_dir, entry, repair=repair))
+    if not live:
+        # A live writer's locks come and go by the millisecond (its branch lock is no journal's
+        # to claim): judging them now would only report a race.
+        found.extend(_unclaimed_locks(repo, root, git_dir, claimed, repair=repair))
+    if sweep and not live:
+        found.extend(_sweep(repo, root, git_dir, repair=repair, journaled=bool(entries)))
+    for finding in found:
+        if finding.repaired:
+            _log.warning("repaired %s: %s", finding.kind, finding.detail)
+    return tuple(found)
+
+
+def _finding(kind: str, detail: str, repaired: bool, path: Path | None = None) -> RecoveryFinding:
+    return RecoveryFinding(
+        kind=kind, detail=detail, repaired=repaired, path=None if path is None else str(path)
+    )
+
+
+def _short(sha: str | None) -> str:
+    return "(unborn)" if sha is None else sha[:7]
+
+
+def _ref_value(repo: Repo, ref: str) -> str | None:
+    try:
+        value = head_commit(repo) if ref == "HEAD" else repo.refs[Ref(ref.encode("utf-8"))]
+    except KeyError:
+        return None
+    return None if value is None else value.decode("ascii")
+
+
+def _resolve(
+    repo: Repo, root: Path, git_dir: Path, entry: Journal, *, repair: bool
+) -> list[RecoveryFinding]:
+    current = _ref_value(repo, entry.ref)
+    if entry.new is not None and current == entry.new:
+        if not repair:
+            detail = (
+                f"a commit on {entry.ref} ({_short(entry.new)}) died after the branch moved; "
+                "its working files and index are still to be brought to it"
+            )
+            return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False)]
+        return _finish(repo, root, git_dir, entry, entry.old, entry.new)
+    undone = entry.new is None or current == entry.old
+    if undone:
+        detail = (
+            f"a commit on {entry.ref} died before the branch moved: "
+            f"{'undone' if repair else 'to be undone'}, HEAD stays at {_short(entry.old)}"
+        )
+    else:
+        detail = (
+            f"a commit on {entry.ref} died and the branch was moved since (to "
+            f"{_short(current)}): its journal is {'dropped' if repair else 'to be dropped'}, "
+            "the working tree left as it is"
+        )
+    found = [_finding(FOUND_INTERRUPTED_COMMIT, detail, repair)]
+    if repair:
+        _drop_own_index_lock(repo, entry)
+        found.extend(_after_journal(root, git_dir, entry, directories=frozenset()))
+        journals.remove(entry)
+    return found
+
+
+def _index_lock(repo: Repo) -> Path:
+    return Path(repo.index_path() + LOCK_SUFFIX)
+
+
+def _claimed_inode(repo: Repo, entry: Journal) -> int | None:
+    """The inode of the index lock ``entry``'s writer holds (or held), if it is there."""
+    lock = _index_lock(repo)
+    if journals.claims_lock(entry, lock, Path(repo.index_path())):
+        return inode_of(lock)
+    return None
+
+
+def _drop_own_index_lock(repo: Repo, entry: Journal) -> bool:
+    """Remove the index lock the dead writer created; never one a git command took later.
+
+    See ``journal.claims_lock``. A lock recognised only by its time (the writer died before
+    recording its inode) is left while a git process works here: it may be that command's.
+    """
+    lock = _index_lock(repo)
+    if _claimed_inode(repo, entry) is None:
+        return False
+    if entry.lock_inode is None and git_process_in(Path(repo.path)) is not None:
+        return False
+    lock.unlink(missing_ok=True)
+    return True
+
+
+def _finish(
+    repo: Repo, root: Path, git_dir: Path, entry: Journal, old: str | None, new: str
+) -> list[RecoveryFinding]:
+    """Bring the working tree and the index to ``new`` under a fresh index lock."""
+    found: list[RecoveryFinding] = []
+    lock_path = _index_lock(repo)
+    if lock_path.exists() and not _drop_own_index_lock(repo, entry):
+        verdict = judge_unclaimed_lock(lock_path, root)
+        if not verdict.stale:
+            detail = f"{lock_path} is held ({verdict.reason}); commit {_short(new)} waits for it"
+            return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False, lock_path)]
+        lock_path.unlink(missing_ok=True)
+        found.append(_finding(FOUND_STALE_LOCK, f"{lock_path} ({verdict.reason})", True, lock_path))
+    # The journal names this process before the lock is taken (as a commit's does), so a
+    # finish killed at any instant leaves a lock its successor recognises.
+    entry = attrs.evolve(
+        entry, owner=journals.current_owner(), lock_inode=None, started_ns=time.time_ns()
+    )
+    journals.write(entry)
+    try:
+        lock = GitFile(repo.index_path(), "wb")
+    except FileLocked:
+        detail = f"{lock_path} was taken meanwhile; commit {_short(new)} waits for it"
+        return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False, lock_path)]
+    with lock:
+        entry = attrs.evolve(entry, lock_inode=inode_of(lock_path))
+        journals.write(entry)
+        tree = finish_working_tree(repo, root, old, new)
+        try:
+            records = read_index(repo.index_path())
+        except ValueError:
+            # An index that does not parse holds nothing worth keeping: start from the commit.
+            records = tree_records(repo, new)
+        lock.write(updated_index(records, root, tree.edits, set(tree.verified)))
+    fault_point("recover.index")
+    detail = (
+        f"a commit on {entry.ref} ({_short(new)}) died after the branch moved: finished, "
+        f"{tree.written} working files brought to it"
+    )
+    if tree.kept:
+        shown = ", ".join(tree.kept[:SHOWN_PATHS])
+        more = "…" if len(tree.kept) > SHOWN_PATHS else ""
+        detail += f"; {len(tree.kept)} files edited since are kept as they are ({shown}{more})"
+    found.insert(0, _finding(FOUND_INTERRUPTED_COMMIT, detail, True))
+    found.extend(_after_journal(root, git_dir, entry, directories=tree.directories))
+    journals.remove(entry)
+    return found
+
+
+def _after_journal(
+    root: Path, git_dir: Path, entry: Journal, *, directories: frozenset[str]
+) -> list[RecoveryFinding]:
+    """Remove the dead writer's branch lock, object leftovers and temporary working files."""
+    found: list[RecoveryFinding] = []
+    busy = git_process_in(root) is not None
+    ref_lock = git_dir / (entry.ref + LOCK_SUFFIX)
+    if not busy and made_since(ref_lock, entry.started_ns):
+        ref_lock.unlink(missing_ok=True)
+        found.append(_finding(FOUND_STALE_LOCK, str(ref_lock), True))
+    if not busy:
+        leftovers = [p for p in object_leftovers(git_dir) if made_since(p, entry.started_ns)]
+        found.extend(removed(FOUND_OBJECT_LEFTOVERS, leftovers, git_dir))
+    temporary = [
+        path
+        for directory in sorted(directories)
+        for path in temp_files_in(root / directory if directory else root)
+    ]
+    found.extend(removed(FOUND_TEMP_FILES, temporary, root))
+    return found
+
+
+def _unclaimed_locks(
+    repo: Repo, root: Path, git_dir: Path, claimed: set[int], *, repair: bool
+) -> list[RecoveryFinding]:
+    """The index lock and HEAD's branch lock when no writer's journal claims them."""
+    found: list[RecoveryFinding] = []
+    names, _ = repo.refs.follow(HEADREF)
+    branch = names[-1].decode("utf-8", "replace") if names else "HEAD"
+    for lock in (_index_lock(repo), git_dir / (branch + LOCK_SUFFIX)):
+        inode = inode_of(lock)
+        if inode is None or inode in claimed:
+            continue
+        verdict = judge_unclaimed_lock(lock, root)
+        if verdict.stale:
+            if repair:
+                lock.unlink(missing_ok=True)
+            found.append(_finding(FOUND_STALE_LOCK, f"{lock} ({verdict.reason})", repair, lock))
+        else:
+            found.append(_finding(FOUND_HELD_LOCK, f"{lock} ({verdict.reason})", False, lock))
+    return found
+
+
+def _sweep(
+    repo: Repo, root: Path, git_dir: Path, *, repair: bool, journaled: bool
+) -> list[RecoveryFinding]:
+    """What only a whole-repository look finds: stray temporary files anywhere in the working
+    tree, old object leftovers, and an index left at HEAD's parent (a commit whose working
+    tree never followed it, as memhtml before the journal could leave one)."""
+    found: list[RecoveryFinding] = []
+    temporary = list(walk_temp_files(root))
+    if temporary:
+        if repair:
+            found.extend(removed(FOUND_TEMP_FILES, temporary, root))
+        else:
+            found.append(_finding(FOUND_TEMP_FILES, f"{len(temporary)} left", False))
+    if git_process_in(root) is None:
+        cutoff = time.time_ns() - int(STALE_LOCK_AGE_S * 1e9)
+        old = [p for p in object_leftovers(git_dir) if not made_since(p, cutoff + SLACK_NS)]
+        if old:
+            if repair:
+                found.extend(removed(FOUND_OBJECT_LEFTOVERS, old, git_dir))
+            else:
+                found.append(_finding(FOUND_OBJECT_LEFTOVERS, f"{len(old)} left", False))
+    if not journaled or repair:
+        # A journal already explains (and its repair fixes) an index left behind HEAD.
+        found.extend(_index_behind_head(repo, root, git_dir, repair=repair))
+    return found
+
+
+def _index_behind_head(
+    repo: Repo, root: Path, git_dir: Path, *, repair: bool
+) -> list[RecoveryFinding]:
+    head = head_commit(repo)
+    if head is None:
+        return []
+    commit = repo[head]
+    if not isinstance(commit, Commit) or len(commit.parents) != 1:
+        return []
+    if not commit.message.startswith(_OUR_SUBJECT):
+        return []
+    parent = repo[commit.parents[0]]
+    if not isinstance(parent, Commit) or parent.tree == commit.tree:
+        return []
+    try:
+        records = read_index(repo.index_path())
+        index_tree = ObjectID(tree_id(records))
+    except ValueError:
+        return []
+    if index_tree != parent.tree:
+        return []
+    new, old = head.decode("ascii"), commit.parents[0].decode("ascii")
+    if not repair:
+        detail = f"the index is at {_short(old)}, HEAD's parent: commit {_short(new)} never landed"
+        return [_finding(FOUND_INDEX_BEHIND, detail, False)]
+    names, _ = repo.refs.follow(HEADREF)
+    entry = Journal(
+        path=git_dir / f"{journals.JOURNAL_PREFIX}sweep{journals.JOURNAL_SUFFIX}",
+        owner=journals.current_owner(),
+        ref=names[-1].decode("utf-8", "replace") if names else "HEAD",
+        old=old,
+        new=new,
+        lock_inode=None,
+        started_ns=time.time_ns(),
+    )
+    return [
+        attrs.evolve(f, kind=FOUND_INDEX_BEHIND) if f.kind == FOUND_INTERRUPTED_COMMIT else f
+        for f in _finish(repo, root, git_dir, entry, old, new)
+    ]
