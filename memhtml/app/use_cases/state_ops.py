@@ -17,7 +17,7 @@ from memhtml.app.use_cases.collaborators import COMMIT_ATTEMPTS
 from memhtml.app.use_cases.mutation import FIRST_PAUSE_S, PAUSE_JITTER
 from memhtml.domain.commit_messages import commit_message
 from memhtml.domain.errors import NotFound
-from memhtml.domain.sidecar import SIDECAR_PATH
+from memhtml.domain.sidecar import SIDECAR_PATH as SIDECAR_PATH
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter, HeadMoved
