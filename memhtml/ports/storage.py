@@ -23,6 +23,7 @@ from memhtml.ports.lister import Lister
 from memhtml.ports.rank_store import RankStore
 from memhtml.ports.recorder import Recorder
 from memhtml.ports.state_plane import StatePlane
+from memhtml.ports.trace_store import TraceStore
 from memhtml.ports.vector_store import VectorStore
 
 
@@ -36,6 +37,7 @@ class Storage:
         recorder: The write path's dedup lookup and session links.
         lister, census, health, pruner, state: ``list``, ``index status``, ``doctor`` (and its
             one repair), and the state sidecar.
+        traces: The trace plane (scanned agent transcripts).
         has_state: Whether the state plane (access rows) is present.
         close: Releases whatever the backend holds open; the bundle is unusable afterwards.
     """
@@ -52,6 +54,7 @@ class Storage:
     health: HealthProbe
     pruner: OrphanPruner
     state: StatePlane
+    traces: TraceStore
     has_state: bool
     close: Callable[[], None]
 

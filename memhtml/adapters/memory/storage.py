@@ -17,6 +17,7 @@ from memhtml.adapters.memory.reads import (
 )
 from memhtml.adapters.memory.state import MemoryAccessStore, MemoryRecorder, MemoryStatePlane
 from memhtml.adapters.memory.tables import MemoryTables
+from memhtml.adapters.memory.trace_store import MemoryTraceStore
 from memhtml.domain.fulltext import TOKENIZERS
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.storage import Storage, StorageLocation
@@ -38,6 +39,7 @@ def memory_storage(tables: MemoryTables) -> Storage:
         health=health,
         pruner=health,
         state=MemoryStatePlane(tables),
+        traces=MemoryTraceStore(tables),
         has_state=True,
         close=lambda: None,
     )

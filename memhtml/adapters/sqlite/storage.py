@@ -15,6 +15,7 @@ from memhtml.adapters.sqlite.listing_sql import SqliteLister
 from memhtml.adapters.sqlite.rank_store import SqliteRankStore
 from memhtml.adapters.sqlite.recorder import SqliteRecorder
 from memhtml.adapters.sqlite.state_sidecar import SqliteStatePlane
+from memhtml.adapters.sqlite.trace_store import SqliteTraceStore
 from memhtml.adapters.sqlite.vector_store import SqliteVectorStore
 from memhtml.ports.storage import Storage, StorageLocation
 
@@ -35,6 +36,7 @@ def sqlite_storage(db: Database) -> Storage:
         health=health,
         pruner=health,
         state=SqliteStatePlane(db),
+        traces=SqliteTraceStore(db),
         has_state=db.has_state,
         close=db.close,
     )
