@@ -18,6 +18,8 @@ PHASE_EMBEDDING: Final = "embedding"
 """Chunks embedded and stored; units are chunks."""
 PHASE_APPLYING: Final = "applying"
 """``apply`` ops staged on the batch's tree; units are ops."""
+PHASE_SCANNING: Final = "scanning"
+"""Agent transcripts read by ``trace scan``; units are bytes."""
 
 
 class ProgressSink(Protocol):

@@ -19,6 +19,7 @@ from memhtml.app.bootstrap.components import (
     pairwise_similarity,
     parse_memory_lazily,
     system_clock,
+    transcript_files,
 )
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.memory_parser import MemoryParser
     from memhtml.ports.pair_similarity import PairwiseSimilarity
+    from memhtml.ports.transcript_files import TranscriptFiles
 
 
 def retrieval_over(
@@ -118,6 +120,7 @@ class Services:
         parse: Memory file bytes to a document.
         indexer: The indexing service.
         retrieval: The search and recall pipeline.
+        transcripts: Agent transcripts on disk, for the trace scan.
     """
 
     def __init__(
@@ -182,6 +185,7 @@ class Services:
             coverage_floor=settings.embed.vector_coverage_floor,
             similarity=pairwise_similarity(),
         )
+        self.transcripts: TranscriptFiles = transcript_files()
 
     @property
     def embeds(self) -> bool:
