@@ -92,3 +92,22 @@ def test_query_instants_take_dates_and_refuse_junk() -> None:
     assert "2026-09-01T00:00:00.000Z" == query_instant("2026-09-01", "--since")
     with pytest.raises(InvalidInput, match="--until"):
         query_instant("next week", "--until")
+
+
+@given(
+    st.integers(min_value=0, max_value=9999),
+    st.integers(min_value=1, max_value=12),
+    st.integers(min_value=1, max_value=31),
+    st.integers(min_value=0, max_value=23),
+    st.integers(min_value=0, max_value=59),
+    st.integers(min_value=0, max_value=59),
+    st.integers(min_value=0, max_value=999),
+)
+def test_the_canonical_shortcut_agrees_with_the_general_parse(
+    year: int, month: int, day: int, hour: int, minute: int, second: int, ms: int
+) -> None:
+    """A stamp already in the stored shape comes back as the full parse would give it (days past
+    the month's end roll over, year 0 is refused)."""
+    text = f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{ms:03d}Z"
+    parsed = instant_millis(text)
+    assert (None if parsed is None else instant_text(parsed)) == trace_instant(text)
