@@ -89,6 +89,8 @@ def test_list_shows_sessions_newest_first_with_filters(store: Store, home: Path)
     assert [CODEX_SESSION] == ids("--since", "2025-09-01")
     assert [CLAUDE_SESSION] == ids("--until", "2025-09-01", "--limit", "5")
     assert [] == ids("--project", "/home/ada/code/sho")
+    tilde = store.run("trace", "list", "--project", "~/shop/", env={"HOME": "/home/ada/code"})
+    assert [CLAUDE_SESSION] == [s["sessionId"] for s in data(tilde)["sessions"]]
 
 
 def test_list_refuses_an_inverted_window(store: Store) -> None:

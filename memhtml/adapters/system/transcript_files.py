@@ -17,7 +17,8 @@ TRANSCRIPT_SUFFIX: Final = ".jsonl"
 
 
 def _absolute(path: str) -> str:
-    return os.path.abspath(os.path.expanduser(path))
+    # Resolved, so a file reached through two roots (or a linked folder) has one watermark.
+    return os.path.realpath(os.path.expanduser(path))
 
 
 class FileTranscripts:
@@ -69,7 +70,7 @@ class FileTranscripts:
             dirs.sort()
             for name in sorted(names):
                 if name.endswith(TRANSCRIPT_SUFFIX):
-                    yield os.path.join(folder, name)
+                    yield _absolute(os.path.join(folder, name))
 
 
 def _stat(path: str, unreadable: list[TranscriptUnreadable]) -> TranscriptFile | None:

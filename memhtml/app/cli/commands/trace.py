@@ -100,7 +100,11 @@ def scan(dirs: tuple[str, ...]) -> CommandResult:
 
 
 @trace.command("list")
-@click.option("--project", help="A working directory (sessions in it or below it) or a slug.")
+@click.option(
+    "--project",
+    help="A working directory (sessions in it or below it; ~ and relative paths resolve) or a "
+    "project slug such as -home-ada-code-shop.",
+)
 @click.option("--since", help="Only sessions active at or after this ISO date or date-time.")
 @click.option("--until", help="Only sessions that started before this ISO date or date-time.")
 @click.option("--source", type=click.Choice(SOURCES), help="Only this agent's sessions.")
@@ -123,8 +127,10 @@ def list_command(
 
     from memhtml.app.use_cases.trace_reads import TraceListRequest
 
+    if project is not None and project.startswith(("~", ".", "/")):
+        project = os.path.abspath(os.path.expanduser(project))
     request = TraceListRequest(
-        project=None if project is None else os.path.expanduser(project),
+        project=project,
         since=since,
         until=until,
         source=source,
