@@ -97,6 +97,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_mcp"),
         _bench("bench_mcp", "--memories", "200", "--calls", "20", "--starts", "2"),
     ),
+    Entry(
+        "trace", "Trace scan: 1,000 transcripts, then 10 grown (issue 20)",
+        _bench("bench_trace"),
+        _bench("bench_trace", "--files", "100", "--mean-kb", "50", "--runs", "1"),
+    ),
     *(
         Entry(
             f"gate-{mode}", f"Gate, default seed, {mode}",

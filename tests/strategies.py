@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+
 from hypothesis import strategies as st
 
 from memhtml.domain.reinforce import AccessRow
@@ -517,3 +520,120 @@ parser_nested_markup = st.recursive(
     ),
     max_leaves=12,
 )
+
+# --- the trace plane: transcript lines in Claude Code's and the Codex CLI's formats ---
+# Small pools so ids repeat (prompt dedup), values change mid-file (first/last-wins fields) and
+# timestamps go backwards now and then (min/max, never "first/last line").
+
+_trace_ids = st.sampled_from(["u-1", "u-2", "u-3", "u-4", "u-5"])
+_trace_sessions = st.sampled_from(["s-a", "s-b"])
+_trace_stamps = st.integers(min_value=1_700_000_000_000, max_value=1_700_000_999_999).map(
+    lambda ms: (
+        dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        + f".{ms % 1000:03d}Z"
+    )
+)
+_trace_words = st.text(alphabet="abc é😀\t", min_size=1, max_size=12)
+
+
+def _json_line(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+@st.composite
+def claude_lines(draw: st.DrawFn) -> bytes:
+    """One Claude Code line: a prompt, a tool result, an assistant turn, a summary, a skipped
+    or unknown type."""
+    envelope = {
+        "parentUuid": None,
+        "isSidechain": draw(st.booleans()),
+        "userType": "external",
+        "cwd": draw(st.sampled_from(["/home/ada/shop", "/home/ada/bill"])),
+        "sessionId": draw(_trace_sessions),
+        "version": draw(st.sampled_from(["1.0.98", "2.0.14"])),
+        "gitBranch": draw(st.sampled_from(["main", "fix/tz"])),
+        "uuid": draw(_trace_ids),
+        "timestamp": draw(_trace_stamps),
+    }
+    if envelope["isSidechain"] and draw(st.booleans()):
+        envelope["agentId"] = draw(st.sampled_from(["ag1", "ag2"]))
+    kind = draw(
+        st.sampled_from(["prompt", "result", "assistant", "tool", "summary", "system", "odd"])
+    )
+    if kind == "prompt":
+        text = draw(_trace_words)
+        content: object = text if draw(st.booleans()) else [{"type": "text", "text": text}]
+        return _json_line(
+            {**envelope, "type": "user", "message": {"role": "user", "content": content}}
+        )
+    if kind == "result":
+        block = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+        return _json_line(
+            {**envelope, "type": "user", "message": {"role": "user", "content": [block]}}
+        )
+    if kind in ("assistant", "tool"):
+        said: dict[str, object] = (
+            {"type": "text", "text": draw(_trace_words)}
+            if kind == "assistant"
+            else {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}
+        )
+        model = draw(st.sampled_from(["claude-sonnet-4-20250514", "<synthetic>"]))
+        message = {"role": "assistant", "model": model, "content": [said]}
+        return _json_line({**envelope, "type": "assistant", "message": message})
+    if kind == "summary":
+        return _json_line({"type": "summary", "summary": draw(_trace_words), "leafUuid": "x"})
+    if kind == "system":
+        return _json_line({**envelope, "type": "system", "content": "compacted"})
+    return _json_line({**envelope, "type": "never-seen-before"})
+
+
+@st.composite
+def codex_lines(draw: st.DrawFn) -> bytes:
+    """One Codex CLI line: session meta, turn context, a prompt event, a response item, an
+    echo event or an unknown type."""
+    stamp = draw(_trace_stamps)
+    kind = draw(st.sampled_from(["meta", "context", "prompt", "assistant", "call", "echo", "odd"]))
+    payload: dict[str, object]
+    if kind == "meta":
+        line_type = "session_meta"
+        payload = {
+            "id": draw(_trace_sessions),
+            "timestamp": stamp,
+            "cwd": "/home/ada/bill",
+            "originator": "codex_cli_rs",
+            "cli_version": draw(st.sampled_from(["0.36.0", "0.40.1"])),
+            "git": {"branch": draw(st.sampled_from(["main", "dev"]))},
+        }
+    elif kind == "context":
+        line_type = "turn_context"
+        payload = {
+            "cwd": "/home/ada/bill",
+            "model": draw(st.sampled_from(["gpt-5", "gpt-5-codex"])),
+        }
+    elif kind == "prompt":
+        line_type = "event_msg"
+        payload = {"type": "user_message", "message": draw(_trace_words), "kind": "plain"}
+    elif kind == "assistant":
+        line_type = "response_item"
+        payload = {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "ok"}],
+        }
+    elif kind == "call":
+        line_type = "response_item"
+        payload = {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"}
+    elif kind == "echo":
+        line_type = "event_msg"
+        payload = {"type": "token_count", "info": None}
+    else:
+        line_type = "never_seen_before"
+        payload = {}
+    return _json_line({"timestamp": stamp, "type": line_type, "payload": payload})
+
+
+# Lines that are not records: not JSON, JSON that is not an object, bad UTF-8, blank.
+junk_lines = st.sampled_from(
+    [b"not json at all\n", b"[1, 2, 3]\n", b"\xff\xfe\x00garbage\n", b"\n", b"   \r\n", b'"text"\n']
+)
+transcript_lines = st.lists(st.one_of(claude_lines(), codex_lines(), junk_lines), max_size=25)

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
+    from memhtml.app.use_cases.trace_reads import TraceDetail, TraceListRequest, TraceListResult
+    from memhtml.app.use_cases.trace_scan import TraceScanReport
     from memhtml.app.use_cases.write import WriteResult
     from memhtml.domain.reinforce import Signal
     from memhtml.domain.write_requests import WriteRequest
@@ -342,6 +344,53 @@ class Store:
 
         s = self.services
         return import_with(s.storage.state, read_sidecar(s.git), has_state=s.storage.has_state)
+
+    def trace_scan(
+        self,
+        roots: Sequence[str] | None = None,
+        *,
+        progress: ProgressSink = NO_PROGRESS,
+        environ: Mapping[str, str] | None = None,
+    ) -> TraceScanReport:
+        """Scan agent transcripts into the trace plane.
+
+        Args:
+            roots: Directories (or files) to scan; None scans the agents' usual session
+                folders that exist (``~/.claude/projects``, ``~/.codex/sessions``, moved by
+                ``CLAUDE_CONFIG_DIR`` and ``CODEX_HOME`` in ``environ``).
+            progress: Receives the ``scanning`` phase, in bytes.
+            environ: Where those two variables are read; ``os.environ`` by default.
+        """
+        import os
+
+        from memhtml.app.use_cases.trace_scan import (
+            TraceScanPorts,
+            default_transcript_roots,
+            existing_roots,
+            scan_traces,
+        )
+
+        s = self.services
+        if roots is None:
+            candidates = default_transcript_roots(
+                os.environ if environ is None else environ, str(Path.home())
+            )
+            roots = existing_roots(s.transcripts, candidates)
+        ports = TraceScanPorts(files=s.transcripts, traces=s.storage.traces, clock=s.clock)
+        return scan_traces(ports, roots, progress=progress)
+
+    def trace_list(self, request: TraceListRequest | None = None) -> TraceListResult:
+        """Scanned sessions, latest activity first."""
+        from memhtml.app.use_cases.trace_reads import TraceListRequest, list_traces
+
+        return list_traces(self.services.storage.traces, request or TraceListRequest())
+
+    def trace_show(self, session_id: str) -> TraceDetail:
+        """One session's row, prompts and the memories it touched."""
+        from memhtml.app.use_cases.trace_reads import show_trace
+
+        storage = self.services.storage
+        return show_trace(storage.traces, storage.recorder, session_id)
 
     def close(self) -> None:
         """Release the storage."""

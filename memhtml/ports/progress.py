@@ -20,6 +20,8 @@ PHASE_APPLYING: Final = "applying"
 """``apply`` ops staged on the batch's tree; units are ops."""
 PHASE_RETOKENIZING: Final = "retokenizing"
 """The full-text index rebuilt under the configured tokenizer; one unit."""
+PHASE_SCANNING: Final = "scanning"
+"""Agent transcripts read by ``trace scan``; units are bytes."""
 
 
 class ProgressSink(Protocol):

@@ -26,6 +26,7 @@ from memhtml.ports.rank_store import RankStore
 from memhtml.ports.rebuild_claim import RebuildClaim
 from memhtml.ports.recorder import Recorder
 from memhtml.ports.state_plane import StatePlane
+from memhtml.ports.trace_store import TraceStore
 from memhtml.ports.vector_store import VectorStore
 
 
@@ -40,6 +41,7 @@ class Storage:
         lister, census, health, pruner, state: ``list``, ``index status``, ``doctor`` (and its
             one repair), and the state sidecar.
         rebuild_claim: Tells a rebuild that died from one running in another process.
+        traces: The trace plane (scanned agent transcripts).
         has_state: Whether the state plane (access rows) is present.
         close: Releases whatever the backend holds open; the bundle is unusable afterwards.
     """
@@ -57,6 +59,7 @@ class Storage:
     pruner: OrphanPruner
     state: StatePlane
     rebuild_claim: RebuildClaim
+    traces: TraceStore
     has_state: bool
     close: Callable[[], None]
 

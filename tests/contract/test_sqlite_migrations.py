@@ -39,7 +39,10 @@ def test_shipped_directories_hold_the_init_files() -> None:
     """The package data ships 0001_init.sql and S0001_init.sql, found via importlib.resources."""
     index = [m.name for m in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))]
     state = [m.name for m in load_migrations(shipped_migrations(STATE_MIGRATIONS_DIR))]
-    assert (["0001_init.sql", "0002_chunk_owner.sql"], ["S0001_init.sql"]) == (index, state)
+    assert (
+        ["0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql"],
+        ["S0001_init.sql"],
+    ) == (index, state)
 
 
 def test_files_load_in_filename_order_and_skip_other_files(tmp_path: Path) -> None:

@@ -164,6 +164,7 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
         "edges_derived", "traces_slug", "traces_cwd", "traces_started", "traces_file_mtime",
         "trace_prompts_turn", "memory_session_links_session", "memory_session_links_path",
         "trace_consolidations_run", "files_content_hash",  # the last: ours, migration 0002
+        "trace_prompts_file", "trace_files_session",  # ours, migration 0003
     }  # fmt: skip
     sql = "SELECT name FROM {}.sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'"
     main = {str(r[0]) for r in db.all(sql.format("main"))}

@@ -59,7 +59,7 @@ def test_deleting_the_index_keeps_state(tmp_path: Path) -> None:
             db.all("SELECT * FROM index_state"),
         )
     assert (
-        ("0001_init.sql", "0002_chunk_owner.sql"),
+        ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql"),
         1,
         [("areas/a.html", 3, -0.25)],
         [],
@@ -73,7 +73,10 @@ def test_state_can_be_attached_to_an_in_memory_index(tmp_path: Path) -> None:
         db.run("INSERT INTO state.access (path, updated_at) VALUES ('areas/a.html', 'n')")
     with Database.open(":memory:", state_path=state) as db:
         rows = (db.newly_applied, db.all("SELECT path FROM state.access"))
-    assert (("0001_init.sql", "0002_chunk_owner.sql"), [("areas/a.html",)]) == rows
+    assert (
+        ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql"),
+        [("areas/a.html",)],
+    ) == rows
 
 
 def test_a_second_connection_sees_committed_writes(tmp_path: Path) -> None:

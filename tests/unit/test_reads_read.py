@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -18,6 +19,8 @@ from memhtml.domain.errors import InvalidInput, NotFound
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.reinforce import Signal
 from memhtml.domain.write_requests import WriteRequest
+from memhtml.ports.errors import StorageFailure
+from memhtml.ports.recorder import SessionLink
 from tests.fakes.read_plane import FakeRetrieval
 from tests.fakes.write_plane import FakeStore, fake_store
 
@@ -80,6 +83,53 @@ def test_read_files_a_read_session_link_when_a_session_is_named() -> None:
     read_with(ports, path, session_id="s-9", prompt_id="p-1")
     links = [(link.path, link.kind, link.prompt_id) for link in store.index.links]
     assert [(path, "read", "p-1")] == links
+
+
+def test_read_lists_the_sessions_that_touched_the_memory() -> None:
+    """One entry per session, its kinds in vocabulary order, first and last touch; this read's
+    own link included."""
+    store, path = _written()
+    ports, _ = _ports(store)
+    store.index.record_session_links(
+        [
+            SessionLink(path=path, session_id="s-1", kind="reinforced", at="2026-01-03T00:00:00Z"),
+            SessionLink(path=path, session_id="s-1", kind="wrote", at="2026-01-01T00:00:00Z"),
+            SessionLink(
+                path="areas/other.html", session_id="s-3", kind="read", at="2026-01-01T00:00:00Z"
+            ),
+        ]
+    )
+    first = read_with(ports, path)
+    result = read_with(ports, path, session_id="s-2")
+    at = store.index.links[-1].at
+    assert [("s-1", ("wrote", "reinforced"), "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z")] == [
+        (t.session_id, t.kinds, t.first_at, t.last_at) for t in first.sessions
+    ]
+    assert ["s-1", "s-2"] == [t.session_id for t in result.sessions]
+    assert (("read",), at, at) == (
+        result.sessions[1].kinds,
+        result.sessions[1].first_at,
+        result.sessions[1].last_at,
+    )
+
+
+def test_a_failing_link_lookup_leaves_the_read_without_sessions() -> None:
+    """The memory is still returned when the session lookup fails."""
+    store, path = _written()
+    ports, _ = _ports(store)
+
+    class Broken:
+        def session_links(self, **_: object) -> tuple[SessionLink, ...]:
+            raise StorageFailure("read session links")
+
+        def record_session_links(self, links: object) -> None:
+            raise StorageFailure("record session links")
+
+        def active_path_for_hash(self, content_hash: str) -> str | None:
+            return None
+
+    result = read_with(attrs.evolve(ports, recorder=Broken()), path, session_id="s")
+    assert (path, ()) == (result.path, result.sessions)
 
 
 @pytest.mark.parametrize("raw", ["areas/inbox/missing.html", "README.html", "areas/inbox"])

@@ -20,6 +20,7 @@ from memhtml.adapters.memory.reads import (
 )
 from memhtml.adapters.memory.state import MemoryAccessStore, MemoryRecorder, MemoryStatePlane
 from memhtml.adapters.memory.tables import MemoryTables
+from memhtml.adapters.memory.trace_store import MemoryTraceStore
 from memhtml.domain.fulltext import TOKENIZERS
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.storage import OpenedStorage, Storage, StorageLocation
@@ -42,6 +43,7 @@ def memory_storage(tables: MemoryTables) -> Storage:
         pruner=health,
         state=MemoryStatePlane(tables),
         rebuild_claim=SoleClaim(),
+        traces=MemoryTraceStore(tables),
         has_state=True,
         close=lambda: None,
     )

@@ -19,6 +19,9 @@ from memhtml.domain.model import Citation, EntityRef, Facet
 from memhtml.domain.projection import FileProjection, FileRow
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import ScopeFacts
+from memhtml.domain.trace_extract import FileExtract
+from memhtml.domain.trace_sessions import SessionRow, StoredPrompt
+from memhtml.domain.trace_watermarks import Watermark
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import IndexState
@@ -60,6 +63,16 @@ class EdgeRecord:
     created_at: str
 
 
+@attrs.frozen(kw_only=True)
+class TraceFileRecord:
+    """A scanned transcript file: its watermark (``trace_watermarks``) and its extract without
+    prompts (``trace_files``); the path is the dictionary key."""
+
+    watermark: Watermark
+    scanned_at: str
+    extract: FileExtract
+
+
 EdgeKey = tuple[str, str, str]
 LinkKey = tuple[str, str, str, str]
 
@@ -82,6 +95,9 @@ class MemoryTables:
     stash: dict[str, VectorRecord] = attrs.Factory(dict)
     access: dict[str, AccessRow] = attrs.Factory(dict)
     session_links: dict[LinkKey, SessionLink] = attrs.Factory(dict)
+    trace_files: dict[str, TraceFileRecord] = attrs.Factory(dict)
+    trace_prompts: dict[tuple[str, str], StoredPrompt] = attrs.Factory(dict)
+    traces: dict[str, SessionRow] = attrs.Factory(dict)
     _fulltext: FullTextIndex | None = None
 
     @contextmanager

@@ -63,7 +63,13 @@ MEMORY_TABLES: Final[tuple[str, ...]] = (
     "files",
 )
 # The trace plane: never emptied by a rebuild, never named in retrieval SQL.
-TRACE_TABLES: Final[tuple[str, ...]] = ("trace_prompts", "traces", "trace_watermarks")
+# trace_files (migration 0003) holds each transcript file's extract.
+TRACE_TABLES: Final[tuple[str, ...]] = (
+    "trace_prompts",
+    "traces",
+    "trace_watermarks",
+    "trace_files",
+)
 # The state plane's tables, qualified with STATE_SCHEMA at every call site. The original listed
 # only the first two; entity_corroboration ships in the same S0001 file here, so it is named too.
 STATE_TABLES: Final[tuple[str, ...]] = ("access", "edge_corroboration", "entity_corroboration")

@@ -14,6 +14,7 @@ from memhtml.adapters.sqlite.rank_store import SqliteRankStore
 from memhtml.adapters.sqlite.rebuild_claim import RebuildClaim
 from memhtml.adapters.sqlite.recorder import SqliteRecorder
 from memhtml.adapters.sqlite.state_sidecar import SqliteStatePlane
+from memhtml.adapters.sqlite.trace_store import SqliteTraceStore
 from memhtml.adapters.sqlite.vector_store import SqliteVectorStore
 from memhtml.ports.storage import Storage
 
@@ -35,6 +36,7 @@ def sqlite_storage(db: Database) -> Storage:
         pruner=health,
         state=SqliteStatePlane(db),
         rebuild_claim=RebuildClaim(db.path),
+        traces=SqliteTraceStore(db),
         has_state=db.has_state,
         close=db.close,
     )

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from memhtml.ports.embedder import EmbeddingModel
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.pair_similarity import PairwiseSimilarity
+    from memhtml.ports.transcript_files import TranscriptFiles
 
 
 def _open_sqlite(
@@ -158,6 +159,13 @@ def system_clock() -> Clock:
     from memhtml.adapters.system.clock import SystemClock
 
     return SystemClock()
+
+
+def transcript_files() -> TranscriptFiles:
+    """Agent transcripts on the local file system (read only)."""
+    from memhtml.adapters.system.transcript_files import FileTranscripts
+
+    return FileTranscripts()
 
 
 def fixed_clock(start: dt.datetime) -> Clock:

@@ -19,6 +19,7 @@ from memhtml.app.bootstrap.components import (
     pairwise_similarity,
     parse_memory_lazily,
     system_clock,
+    transcript_files,
 )
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.memory_parser import MemoryParser
     from memhtml.ports.pair_similarity import PairwiseSimilarity
+    from memhtml.ports.transcript_files import TranscriptFiles
 
 
 def retrieval_over(
@@ -124,6 +126,7 @@ class Services:
         retrieval: The search and recall pipeline.
         recovery: What opening found a killed command or a damaged file had left, repaired
             (``heal``) or only seen.
+        transcripts: Agent transcripts on disk, for the trace scan.
     """
 
     def __init__(
@@ -216,6 +219,7 @@ class Services:
         except BaseException:
             self.storage.close()
             raise
+        self.transcripts: TranscriptFiles = transcript_files()
 
     @property
     def embeds(self) -> bool:

@@ -30,6 +30,7 @@ from memhtml.app.cli.commands import (
     retrieval,
     store,
     store_reads,
+    trace,
 )
 from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
 from memhtml.app.cli.failures import describe_failure
@@ -52,6 +53,7 @@ REGISTRARS: Final[tuple[Registrar, ...]] = (
     maintenance.register,
     evaluation.register,
     mcp_serve.register,
+    trace.register,
 )
 
 

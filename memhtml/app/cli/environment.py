@@ -14,6 +14,7 @@ ENV_ROOT: Final = "MEMHTML_ROOT"
 ENV_REFUSE_ENV_ROOT: Final = "MEMHTML_REFUSE_ENV_ROOT"
 ENV_LOG_LEVEL: Final = "MEMHTML_LOG_LEVEL"
 ENV_MCP_TOKEN: Final = "MEMHTML_MCP_TOKEN"
+ENV_SESSION_ID: Final = "MEMHTML_SESSION_ID"
 
 
 @attrs.frozen(kw_only=True)
@@ -119,6 +120,24 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
             "(Authorization: Bearer <token>); required to bind an address that is not loopback."
         ),
         fallback="no token: loopback addresses only",
+    ),
+    EnvironmentVariable(
+        name=ENV_SESSION_ID,
+        description=(
+            "The agent session's id when --session-id is not given: write, correct, apply, "
+            "read and reinforce link the memories they touch to it (trace show lists them)."
+        ),
+        fallback=None,
+    ),
+    EnvironmentVariable(
+        name="CLAUDE_CONFIG_DIR",
+        description="trace scan without DIR: Claude Code's folder, whose projects/ is scanned.",
+        fallback="~/.claude",
+    ),
+    EnvironmentVariable(
+        name="CODEX_HOME",
+        description="trace scan without DIR: the Codex CLI's folder, whose sessions/ is scanned.",
+        fallback="~/.codex",
     ),
     EnvironmentVariable(
         name=ENV_LOG_LEVEL,

@@ -16,6 +16,7 @@ from memhtml.ports.progress import (
     PHASE_EMBEDDING,
     PHASE_PARSING,
     PHASE_PROJECTING,
+    PHASE_SCANNING,
 )
 
 BAR_WIDTH: Final = 30
@@ -26,6 +27,7 @@ PHASE_LABELS: Final = {
     PHASE_PROJECTING: "projecting files",
     PHASE_EMBEDDING: "embedding chunks",
     PHASE_APPLYING: "applying ops",
+    PHASE_SCANNING: "scanning transcripts (bytes)",
 }
 
 

@@ -25,7 +25,7 @@ from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort, PathRefused
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.memory_parser import MemoryParser
-from memhtml.ports.recorder import LinkKind, Recorder, SessionLink
+from memhtml.ports.recorder import LINK_KINDS, LinkKind, Recorder, SessionLink
 from memhtml.ports.retrieval import Retrieval
 
 logger = logging.getLogger("memhtml")
@@ -68,6 +68,40 @@ class ReadLink:
 
 
 @attrs.frozen(kw_only=True)
+class SessionTouch:
+    """One agent session that touched the memory (``memory_session_links``).
+
+    Attributes:
+        session_id: The session.
+        kinds: How it touched it (``wrote``, ``read``, ``corrected``, ``reinforced``), in that
+            order.
+        first_at, last_at: Its first and latest link to the memory.
+    """
+
+    session_id: str
+    kinds: tuple[str, ...]
+    first_at: str
+    last_at: str
+
+
+def sessions_touching(links: tuple[SessionLink, ...]) -> tuple[SessionTouch, ...]:
+    """One entry per session in ``links``, ordered by first touch, then session id."""
+    grouped: dict[str, list[SessionLink]] = {}
+    for link in links:
+        grouped.setdefault(link.session_id, []).append(link)
+    touches = [
+        SessionTouch(
+            session_id=session_id,
+            kinds=tuple(k for k in LINK_KINDS if any(link.kind == k for link in group)),
+            first_at=min(link.at for link in group),
+            last_at=max(link.at for link in group),
+        )
+        for session_id, group in grouped.items()
+    ]
+    return tuple(sorted(touches, key=lambda t: (t.first_at, t.session_id)))
+
+
+@attrs.frozen(kw_only=True)
 class ReadResult:
     """``memory.detail``.
 
@@ -84,6 +118,7 @@ class ReadResult:
         html: The article's inner HTML, verbatim from the file.
         archived: The file lies under ``archive/``.
         warnings: Non-blocking format findings.
+        sessions: The agent sessions linked to this memory, this read's included.
         index_fresh, index_update_ms: See :class:`memhtml.app.use_cases.freshness.Freshness`.
     """
 
@@ -98,6 +133,7 @@ class ReadResult:
     html: str
     archived: bool
     warnings: tuple[Finding, ...]
+    sessions: tuple[SessionTouch, ...]
     index_fresh: bool
     index_update_ms: float
 
@@ -194,6 +230,7 @@ def read_with(
         html=article_inner_html(data.decode("utf-8", errors="replace")),
         archived=is_archived_path(path),
         warnings=doc.warnings,
+        sessions=_sessions(ports.recorder, path),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
     )
@@ -224,6 +261,14 @@ def record_session_link(
         ports.recorder.record_session_links(links)
     except MemhtmlError as error:
         logger.warning("session links were not recorded (%s)", error)
+
+
+def _sessions(recorder: Recorder, path: str) -> tuple[SessionTouch, ...]:
+    try:
+        return sessions_touching(recorder.session_links(path=path))
+    except MemhtmlError as error:
+        logger.warning("read %s without its sessions (%s)", path, error)
+        return ()
 
 
 def _working_file(git: GitPort, path: str) -> bytes:

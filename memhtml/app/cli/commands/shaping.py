@@ -171,6 +171,7 @@ DETAIL_KEYS: Final = (
     "html",
     "archived",
     "warnings",
+    "sessions",
     *FRESHNESS_KEYS,
 )
 LIST_KEYS: Final = ("files", "nextCursor", *FRESHNESS_KEYS)

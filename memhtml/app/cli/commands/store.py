@@ -16,6 +16,7 @@ import click
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.config_root import repo_root
+from memhtml.app.cli.environment import ENV_SESSION_ID
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.vocabulary import WRITABLE_TYPES
@@ -72,7 +73,9 @@ def check_article(claim: str | None, article_html: str | None) -> None:
 @click.option("--confidence", type=click.FloatRange(0, 1), help="0–1; readers default to 1.")
 @click.option("--event-at", help=f"When the fact happened. {ISO_HELP}")
 @click.option("--valid-from", help=f"When the fact starts to hold. {ISO_HELP}")
-@click.option("--session-id", help="Session that wrote it (meta and commit trailer).")
+@click.option(
+    "--session-id", envvar=ENV_SESSION_ID, help="Session that wrote it (meta and commit trailer)."
+)
 @click.option("--prompt-id", help="Prompt that wrote it (meta and commit trailer).")
 @click.option("--turn-uuid", help="Conversation turn that wrote it (meta).")
 @emits(
@@ -143,7 +146,7 @@ def write(
 @click.option("--reason", help="Why; recorded in the commit message.")
 @click.option("--event-at", help=f"When the new fact happened. {ISO_HELP}")
 @click.option("--valid-from", help=f"When the new fact starts to hold. {ISO_HELP}")
-@click.option("--session-id", help="Session that made the correction.")
+@click.option("--session-id", envvar=ENV_SESSION_ID, help="Session that made the correction.")
 @click.option("--tag", multiple=True, help="Tags of the replacement; default: the target's.")
 @click.option("--entity", multiple=True, help="Entities (type:name); default: the target's.")
 @click.option("--workspace", help="Workspace of the replacement; default: the target's.")
@@ -242,7 +245,9 @@ def _batch_lines(file: str | None, source: str | None) -> list[str]:
 @click.argument("source", required=False, help="`-` reads the batch from stdin (the default).")
 @click.option("--file", "file", help="JSONL batch file; `-` is stdin.")
 @click.option("--continue-on-error", is_flag=True, help="Commit the ops that succeed.")
-@click.option("--session-id", help="Batch default for ops that name no session.")
+@click.option(
+    "--session-id", envvar=ENV_SESSION_ID, help="Batch default for ops that name no session."
+)
 @click.option("--prompt-id", help="Batch default for ops that name no prompt.")
 @click.option("--turn-uuid", help="Batch default for ops that name no turn.")
 @emits("batch.applied", examples=("memhtml apply --file ops.jsonl", "memhtml apply - < ops.jsonl"))

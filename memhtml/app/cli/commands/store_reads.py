@@ -13,6 +13,7 @@ import click
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets, scope_options
+from memhtml.app.cli.environment import ENV_SESSION_ID
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.reinforce import Signal
 from memhtml.domain.vocabulary import PARA_BUCKETS
@@ -30,7 +31,9 @@ def register(group: click.Group) -> None:
 
 @click.command("read")
 @click.argument("path", help="The memory's repo path (a leading / is allowed).")
-@click.option("--session-id", help="Session reading it (files a session link).")
+@click.option(
+    "--session-id", envvar=ENV_SESSION_ID, help="Session reading it (files a session link)."
+)
 @emits("memory.detail", examples=("memhtml read resources/billing/invoice-export.html",))
 def read(path: str, session_id: str | None) -> CommandResult:
     """Show one memory's fields and article; archived paths are allowed. Bumps its salience."""
@@ -91,7 +94,9 @@ def list_command(
     show_default=True,
     help="Non-neutral signals also move the outcome score.",
 )
-@click.option("--session-id", help="Session giving the signal (files a session link).")
+@click.option(
+    "--session-id", envvar=ENV_SESSION_ID, help="Session giving the signal (files a session link)."
+)
 @emits("memory.reinforced", examples=("memhtml reinforce areas/inbox/x.html --signal positive",))
 def reinforce(paths: tuple[str, ...], signal: str, session_id: str | None) -> CommandResult:
     """Bump memories' access counts (900 s cooldown per path); no commit."""
