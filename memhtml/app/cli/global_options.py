@@ -47,7 +47,10 @@ GLOBAL_FLAGS: Final[tuple[GlobalFlag, ...]] = (
     GlobalFlag(
         name=REPO,
         type="path",
-        description="The memory repository root; default $MEMHTML_ROOT, else ~/memhtml.",
+        description=(
+            "The memory repository root; default $MEMHTML_ROOT, else the nearest store at or "
+            "above the working directory, else ~/memhtml."
+        ),
         default=None,
     ),
     GlobalFlag(
