@@ -245,7 +245,9 @@ class Indexer(Protocol):
         """
         ...
 
-    def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
+    def embed_missing(
+        self, candidate_chunk_ids: Sequence[str] | None = None, *, limit: int | None = None
+    ) -> int:
         """Embed chunks without a vector in the configured space; return how many were written.
 
         Pending chunks are embedded in slices (960 by default) and each slice is stored before
@@ -257,6 +259,8 @@ class Indexer(Protocol):
             candidate_chunk_ids: Look only at these chunks (what an update passes; an empty
                 sequence means no work); ``None`` scans every chunk, which is the only form that
                 also replaces vectors of another space.
+            limit: Embed at most this many, the first by chunk id (``None``: all of them); a
+                search bounds the pending chunks it embeds before it answers.
 
         Raises:
             EmbedModelMismatch: The store's space differs from the configured one.

@@ -39,7 +39,9 @@ def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
     assert [
         "hits",
         "degraded",
+        "degradedReason",
         "vectorCoverage",
+        "pendingVectors",
         "arms",
         "entityScope",
         "scopeEmpty",
@@ -65,6 +67,18 @@ def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
     ] == list(top)
     assert 1 == top["ranks"]["fts"]
     assert (True, True) == (hits["degraded"], hits["indexFresh"])
+    # A lexical store owes no vectors, and says why the vector arm did not run.
+    assert 0 == hits["pendingVectors"]
+    assert "MEMHTML_EMBED=off" in hits["degradedReason"]
+
+
+def test_hit_scores_fall_strictly_in_hit_order(store: Store) -> None:
+    """score is the reciprocal of the hit's position, whatever order MMR left."""
+    store.ok("write", "--title", "Invoice export logs", "--type", "semantic", "--claim",
+             "The invoice export writes its logs to the ledger bucket.")  # fmt: skip
+    hits = store.ok("search", "invoice export ledger", "--limit", "5")["hits"]
+    assert 3 <= len(hits)
+    assert [1.0 / n for n in range(1, len(hits) + 1)] == [hit["score"] for hit in hits]
 
 
 def test_search_sees_a_file_written_behind_its_back(store: Store) -> None:
@@ -106,7 +120,9 @@ def test_recall_reports_both_folds(store: Store) -> None:
         "spentChars",
         "truncated",
         "degraded",
+        "degradedReason",
         "vectorCoverage",
+        "pendingVectors",
         "indexFresh",
         "indexUpdateMs",
     ] == list(pack)

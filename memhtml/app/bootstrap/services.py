@@ -23,10 +23,13 @@ from memhtml.app.bootstrap.components import (
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
 from memhtml.app.indexing.parse_pool import ParseSettings
+from memhtml.app.indexing.reporting import ReportingIndexer
 from memhtml.app.retrieval import RetrievalPipeline
 from memhtml.app.retrieval.fusion_run import FusionPlanner
 from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 from memhtml.ports.clock import Clock
+from memhtml.ports.indexer import Indexer
+from memhtml.ports.progress import ProgressSink
 from memhtml.ports.storage import Storage
 
 if TYPE_CHECKING:
@@ -126,6 +129,7 @@ class Services:
         *,
         clock: Clock | None = None,
         embedder: EmbeddingModel | bool | None = True,
+        progress: ProgressSink | None = None,
     ) -> None:
         """Open the store's storage and bind every port to its adapter.
 
@@ -134,6 +138,8 @@ class Services:
             clock: The instant source; the system clock by default.
             embedder: ``True`` builds the configured embedder; an instance overrides it (evals
                 and tests); ``None`` or ``False`` means lexical-only.
+            progress: Where index passes that were given no sink report (the freshness pass
+                of a read, the update after a commit, the rebuild after a lost index).
         """
         from memhtml.adapters.git.dulwich_git import DulwichGit
         from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
@@ -166,7 +172,7 @@ class Services:
         self.configure_repo: Callable[[], bool] = lambda: ensure_merge_ours_driver(settings.root)
         self.codec: MemoryCodec = memory_codec()
         self.parse: MemoryParser = parse_memory_lazily
-        self.indexer = indexer_over(
+        self.indexer: Indexer = indexer_over(
             self.storage,
             git=self.git,
             clock=self.clock,
@@ -174,6 +180,8 @@ class Services:
             embed_dim=dim,
             embedder=self.embedder,
         )
+        if progress is not None:
+            self.indexer = ReportingIndexer(self.indexer, progress)
         self.retrieval = retrieval_over(
             self.storage,
             clock=self.clock,

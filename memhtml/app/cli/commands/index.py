@@ -2,8 +2,8 @@
 
 The data carries ``mode`` (the subcommand) first, then the report's fields. A pass that ran
 without some vectors says why on stderr; the report itself stays the contract's shape. The
-passes draw a bar per phase (files parsed and projected, chunks embedded) on stderr when it is
-a terminal, and nothing otherwise.
+passes report each phase (files parsed and projected, chunks embedded) on stderr: a bar at a
+terminal, one line of counts otherwise, nothing under ``--quiet``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import click
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.output import CommandResult, emits
-from memhtml.app.cli.progress import TerminalProgress
+from memhtml.app.cli.progress import command_progress
 
 logger = logging.getLogger("memhtml")
 
@@ -100,7 +100,7 @@ def report_data(mode: str, report: object, keys: tuple[str, ...]) -> shaping.Dat
 @emits(REPORT_TYPE, examples=("memhtml index rebuild", "memhtml index rebuild --no-embed"))
 def rebuild(embed: bool | None, force: bool) -> CommandResult:
     """Rebuild the whole index from the committed HEAD, keeping vectors of unchanged chunks."""
-    with open_here() as store, TerminalProgress() as progress:
+    with open_here() as store, command_progress() as progress:
         report = store.index_rebuild(embed=embed, force=force, progress=progress)
     return REPORT_TYPE, report_data("rebuild", report, REBUILD_KEYS)
 
@@ -113,9 +113,22 @@ def rebuild(embed: bool | None, force: bool) -> CommandResult:
 )
 @emits(REPORT_TYPE, examples=("memhtml index update",))
 def update(embed: bool | None) -> CommandResult:
-    """Bring the index level with HEAD and the working tree (a full rebuild the first time)."""
-    with open_here() as store, TerminalProgress() as progress:
+    """Bring the index level with HEAD and the working tree (a full rebuild the first time).
+
+    With an embedder it also embeds the chunks earlier commands left without a vector (the
+    command line's writes index lexically), counted in embeddingsWritten.
+    """
+    import attrs
+
+    with open_here() as store, command_progress() as progress:
         report = store.index_update(embed=embed, progress=progress)
+        if embed is not False and store.services.embeds:
+            backlog = store.index_embed(progress=progress)
+            report = attrs.evolve(
+                report,
+                embeddings_written=report.embeddings_written + backlog.embeddings_written,
+                model_failure=report.model_failure or backlog.model_failure,
+            )
     return REPORT_TYPE, report_data("update", report, UPDATE_KEYS)
 
 
@@ -124,7 +137,7 @@ def update(embed: bool | None) -> CommandResult:
 @emits(REPORT_TYPE, examples=("memhtml index embed", "memhtml index embed --dry-run"))
 def embed(dry_run: bool) -> CommandResult:
     """Embed every chunk that lacks a vector in the configured space."""
-    with open_here() as store, TerminalProgress() as progress:
+    with open_here() as store, command_progress() as progress:
         report = store.index_embed(dry_run=dry_run, progress=progress)
     return REPORT_TYPE, report_data("embed", report, EMBED_KEYS)
 

@@ -129,7 +129,9 @@ FRESHNESS_KEYS: Final = ("indexFresh", "indexUpdateMs")
 HITS_KEYS: Final = (
     "hits",
     "degraded",
+    "degradedReason",
     "vectorCoverage",
+    "pendingVectors",
     "arms",
     "entityScope",
     "scopeEmpty",
@@ -156,7 +158,9 @@ RECALL_KEYS: Final = (
     "spentChars",
     "truncated",
     "degraded",
+    "degradedReason",
     "vectorCoverage",
+    "pendingVectors",
     *FRESHNESS_KEYS,
 )
 FOLD_KEYS: Final = ("disclosed", "indexLines", "spentChars", "truncated")
@@ -203,12 +207,25 @@ def _objects(value: object, keys: tuple[str, ...]) -> list[Data]:
     return [ordered(item, keys) for item in value if isinstance(item, Mapping)]
 
 
+def order_score(position: int) -> float:
+    """The reported ``score`` of the hit at 0-based ``position``: ``1 / (position + 1)``.
+
+    The pipeline's own score is polarity's reciprocal position, taken before MMR reorders the
+    hits, so in hit order it read 1.0, 0.33, 0.25, 0.2, 0.5. The score a caller sees is the
+    reciprocal rank of the order it gets: 1, 0.5, 0.333…, strictly decreasing
+    (docs/cli-contract.md §3.3).
+    """
+    return 1.0 / (position + 1)
+
+
 def hits_data(answer: object) -> Data:
-    """``memory.hits`` data; each hit's ``ranks`` becomes ``{"fts": 1, …}``."""
+    """``memory.hits`` data; each hit's ``ranks`` becomes ``{"fts": 1, …}`` and its ``score``
+    the reciprocal of its position (``order_score``)."""
     data = shaped(answer, HITS_KEYS)
     hits = _objects(data["hits"], HIT_KEYS)
-    for hit, source in zip(hits, getattr(answer, "hits", ()), strict=True):
+    for position, (hit, source) in enumerate(zip(hits, getattr(answer, "hits", ()), strict=True)):
         hit["ranks"] = pairs_object(source.ranks)
+        hit["score"] = order_score(position)
     data["hits"] = hits
     return data
 

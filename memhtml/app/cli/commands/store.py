@@ -1,7 +1,8 @@
 """Store lifecycle commands (CLI.md §3.2): init, write, correct, archive, link, apply.
 
 Every body opens the store through ``opening.open_here``, hands a request to its use case
-and returns the shaped result; the use cases decide, commit and re-index.
+and returns the shaped result; the use cases decide, commit and re-index (lexically: see
+``FAST_WRITES_EMBED``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from memhtml.domain.vocabulary import WRITABLE_TYPES
 STDIN_NAME: Final = "-"
 
 ISO_HELP: Final = "ISO date or date-time, e.g. 2026-08-30 or 2026-08-30T14:05:00Z."
+FAST_WRITES_EMBED: Final = False
+"""Committing commands index lexically and never load the model (issue 18: a write cost
+1.3–2.5 s of model loading). Their chunks get vectors from the next search that loads the model
+anyway (bounded, ``use_cases/pending_vectors.py``) or from ``memhtml index embed``; search and
+recall report what is still pending."""
 
 
 def register(group: click.Group) -> None:
@@ -127,7 +133,7 @@ def write(
         )
     )
     with open_here() as store:
-        result = store.write(request)
+        result = store.write(request, embed=FAST_WRITES_EMBED)
     return "memory.written", shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
@@ -190,7 +196,7 @@ def correct(
         session_id=session_id,
     )
     with open_here() as store:
-        result = store.correct(target, request)
+        result = store.correct(target, request, embed=FAST_WRITES_EMBED)
     return "memory.corrected", shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 
@@ -204,7 +210,7 @@ def correct(
 def archive(path: str, reason: str) -> CommandResult:
     """Move a memory to archive/<YYYY>/ and stamp it archived, as one commit."""
     with open_here() as store:
-        result = store.archive(path, reason)
+        result = store.archive(path, reason, embed=FAST_WRITES_EMBED)
     return "memory.archived", shaping.shaped(result, shaping.ARCHIVED_KEYS)
 
 
@@ -219,7 +225,7 @@ def archive(path: str, reason: str) -> CommandResult:
 def link(src: str, rel: str, dst: str) -> CommandResult:
     """Add one edge to the source's head; an existing edge changes nothing."""
     with open_here() as store:
-        result = store.link(src, rel, dst)
+        result = store.link(src, rel, dst, embed=FAST_WRITES_EMBED)
     return "memory.linked", shaping.shaped(result, shaping.LINKED_KEYS)
 
 
@@ -256,17 +262,18 @@ def apply(
 ) -> CommandResult:
     """Run a JSONL batch of write, link and archive ops as one commit (atomic by default)."""
     from memhtml.app.apply_ops import SessionDefaults, parse_apply_lines
-    from memhtml.app.cli.progress import TerminalProgress
+    from memhtml.app.cli.progress import command_progress
 
     defaults = SessionDefaults(session_id=session_id, prompt_id=prompt_id, turn_uuid=turn_uuid)
     # Root checked before stdin is read: a wrong --repo must not swallow a piped batch first.
     repo_root()
     ops = parse_apply_lines(_batch_lines(file, source), defaults)
-    with open_here() as store, TerminalProgress() as progress:
+    with open_here() as store, command_progress() as progress:
         result = store.apply(
             ops,
             continue_on_error=continue_on_error,
             defaults=defaults,
             progress=progress,
+            embed=FAST_WRITES_EMBED,
         )
     return "batch.applied", shaping.apply_data(result)
