@@ -71,6 +71,20 @@ def ranking_options(command: F) -> F:
     return command
 
 
+def checked_query(query: str) -> str:
+    """The query of a search or recall; a blank one is refused, as the MCP tools refuse it.
+
+    A blank query ran a priors-only ranking (recency and salience): an answer to a question
+    nobody asked. ``list`` is the command that answers "what is there".
+
+    Raises:
+        InvalidInput: Nothing but whitespace.
+    """
+    if not query.strip():
+        raise InvalidInput("query must not be blank: use memhtml list to browse")
+    return query
+
+
 def parse_arms(text: str | None) -> tuple[str, ...] | None:
     """``fts,vector`` → ``("fts", "vector")``; ``None`` (every arm) when not given.
 
@@ -194,7 +208,7 @@ def search(
     from memhtml.ports.retrieval import SearchRequest
 
     request = SearchRequest(
-        query=query,
+        query=checked_query(query),
         scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         limit=limit,
         options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),
@@ -236,7 +250,7 @@ def recall(
     from memhtml.ports.retrieval import RecallRequest
 
     request = RecallRequest(
-        query=query,
+        query=checked_query(query),
         scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         budget_chars=budget,
         options=_options(arms, gate_priors, rrf_k, weights, fts_stopwords),

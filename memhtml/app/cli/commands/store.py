@@ -8,6 +8,7 @@ and returns the shaped result; the use cases decide, commit and re-index (lexica
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Final
@@ -47,6 +48,71 @@ def init() -> CommandResult:
     return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
 
 
+def checked_write_path(raw: str | None, flag: str = "--path") -> str | None:
+    """The explicit path of a write, normalised; refused with the reason when unusable.
+
+    FORMAT.md §11 rule 1 lets a writer ignore an unusable path and place the memory itself;
+    the command line and the MCP server refuse instead (issue 18), because a caller who named
+    a path and found the memory elsewhere, with exit 0 and no word, had no way to notice.
+
+    Raises:
+        InvalidInput: The path could leave the repository or is not a memory path; the message
+            says which rule it breaks.
+    """
+    from memhtml.domain.paths import HTML_SUFFIX, is_valid_explicit_path, normalize_path
+    from memhtml.domain.placement import is_safe_path
+    from memhtml.domain.vocabulary import PARA_BUCKETS
+
+    if raw is None:
+        return None
+    path = normalize_path(raw)
+    if not path or not is_safe_path(path):
+        raise InvalidInput(f"{flag} must stay inside the repository, like areas/inbox/x.html")
+    if is_valid_explicit_path(path):
+        return path
+    segments = path.split("/")
+    buckets = ", ".join(f"{bucket}/" for bucket in PARA_BUCKETS)
+    if segments[0] not in PARA_BUCKETS:
+        reason = f"it must start with a PARA bucket ({buckets}), not {segments[0]}/"
+    elif len(segments) < 2 or not segments[-1].removesuffix(HTML_SUFFIX):
+        reason = "it must name a file inside the bucket, like areas/inbox/x.html"
+    else:
+        reason = f"a memory file's name ends in {HTML_SUFFIX}"
+    raise InvalidInput(f"{flag} {raw} is not a memory path: {reason}")
+
+
+class UnknownRelation(InvalidInput):
+    """A relation outside the vocabulary, with the nearest names as runnable suggestions.
+
+    Attributes:
+        suggestions: ``memhtml link SRC REL DST`` with each near-miss name.
+    """
+
+    def __init__(self, message: str, suggestions: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions
+
+
+def checked_relation(src: str, rel: str, dst: str) -> str:
+    """``rel`` when it is in the vocabulary a caller may link with.
+
+    Raises:
+        UnknownRelation: It is not; ``related`` suggests ``relates_to``.
+    """
+    from memhtml.app.cli.suggest import suggest
+    from memhtml.domain.vocabulary import LINKABLE_RELS
+
+    if rel in LINKABLE_RELS:
+        return rel
+    near = suggest((rel,), LINKABLE_RELS)
+    message = f"rel must be one of {', '.join(LINKABLE_RELS)}, not {rel!r}"
+    if near:
+        message += f"; did you mean {' or '.join(near)}?"
+    raise UnknownRelation(
+        message, tuple(shlex.join(("memhtml", "link", src, name, dst)) for name in near)
+    )
+
+
 def check_article(claim: str | None, article_html: str | None) -> None:
     """Refuse a write or correction without exactly one of claim and article HTML.
 
@@ -69,8 +135,16 @@ def check_article(claim: str | None, article_html: str | None) -> None:
 @click.option("--claim", help="The one sentence the memory asserts (its <mark>).")
 @click.option("--article-html", help="The article's inner HTML instead of --claim.")
 @click.option("--body", multiple=True, help="A paragraph after the claim; repeatable.")
-@click.option("--path", help="An explicit repo path; an unusable one is ignored.")
-@click.option("--strict-path", is_flag=True, help="Refuse an unusable --path instead.")
+@click.option(
+    "--path",
+    help="An explicit repo path (a PARA bucket, a folder, a .html name); an unusable one is "
+    "refused with the reason.",
+)
+@click.option(
+    "--strict-path",
+    is_flag=True,
+    help="Kept for scripts that pass it: an unusable --path is always refused now.",
+)
 @click.option("--workspace", help="Place under projects/<workspace>/.")
 @click.option("--tag", multiple=True, help="A tag; repeatable.")
 @click.option("--entity", multiple=True, help="An entity as type:name; repeatable.")
@@ -118,7 +192,7 @@ def write(
             claim=claim,
             body=body,
             article_html=article_html,
-            path=path,
+            path=checked_write_path(path),
             strict_path=strict_path,
             workspace=workspace,
             tags=tag,
@@ -224,6 +298,10 @@ def archive(path: str, reason: str) -> CommandResult:
 )
 def link(src: str, rel: str, dst: str) -> CommandResult:
     """Add one edge to the source's head; an existing edge changes nothing."""
+    from memhtml.domain.vocabulary import edge_class_of
+
+    if edge_class_of(rel) is None:  # system-only relations keep the use case's own refusal
+        checked_relation(src, rel, dst)
     with open_here() as store:
         result = store.link(src, rel, dst, embed=FAST_WRITES_EMBED)
     return "memory.linked", shaping.shaped(result, shaping.LINKED_KEYS)
