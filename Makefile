@@ -38,8 +38,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Spread over every core (pytest-xdist); `make unit PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= auto
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 test: lint typecheck unit
 
