@@ -16,7 +16,7 @@ from memhtml.app.cli.commands.index import STATUS_KEYS, report_data
 from memhtml.app.cli.commands.maintenance import doctor_data
 from memhtml.app.cli.commands.retrieval import search_scope
 from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets
-from memhtml.app.cli.commands.store import check_article, checked_write_path
+from memhtml.app.cli.commands.write_checks import check_article, checked_write_path
 
 if TYPE_CHECKING:
     from memhtml.app.store import Store
