@@ -31,10 +31,14 @@ class SkippedFile:
             another active non-task file already holds the same content hash, or
             ``unreadable`` when the working-tree file vanished while being read. Codes only,
             never memory text, so a report is safe to log.
+        details: The parser's detail for each code of ``reasons``, in the same order (``file
+            is 5220511 bytes; the limit is 131072``), or empty when the reasons are not a
+            parser's; like the codes, a detail never quotes memory text.
     """
 
     path: str
     reasons: tuple[str, ...]
+    details: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -291,3 +291,16 @@ def test_state_export_then_import_round_trips(store: Store) -> None:
     )
     assert (False, None) == (again["written"], again["commitSha"])
     assert (1, 1, 0) == (imported["rows"], imported["restored"], imported["skipped"])
+
+
+def test_a_skipped_file_reports_each_findings_detail(store: Store) -> None:
+    """An unparseable file in the tree is skipped by index update with codes and details."""
+    (store.root / "areas" / "inbox" / "broken.html").write_text(
+        "<!doctype html><html><head><title>x</title></head><body></body></html>",
+        encoding="utf-8",
+    )
+    report = store.ok("index", "update")
+    (skipped,) = [s for s in report["skipped"] if s["path"] == "areas/inbox/broken.html"]
+    assert ["path", "reason", "detail"] == list(skipped)
+    first_code = skipped["reason"].split("; ")[0]
+    assert skipped["detail"].startswith(f"{first_code}: ")

@@ -63,6 +63,8 @@ STATUS_KEYS: Final = (
     "hasState",
 )
 REASON_SEPARATOR: Final = "; "
+# Details hold semicolons of their own ("file is … bytes; the limit is …").
+DETAIL_SEPARATOR: Final = " | "
 
 
 def register(group: click.Group) -> None:
@@ -77,17 +79,27 @@ def index() -> None:
 
 def report_data(mode: str, report: object, keys: tuple[str, ...]) -> shaping.Data:
     """``index.report`` data: ``mode``, the report's ``keys``, skipped files as
-    ``{path, reason}``; a model that stopped mid-pass is logged to stderr."""
+    ``{path, reason, detail}``; a model that stopped mid-pass is logged to stderr."""
     failure = getattr(report, "model_failure", None)
     if failure:
         logger.warning("some chunks were left without vectors: %s", failure)
     data = {"mode": mode, **shaping.shaped(report, keys)}
     if "skipped" in data:
         data["skipped"] = [
-            {"path": skipped.path, "reason": REASON_SEPARATOR.join(skipped.reasons)}
+            {
+                "path": skipped.path,
+                "reason": REASON_SEPARATOR.join(skipped.reasons),
+                "detail": skipped_detail(skipped.reasons, skipped.details),
+            }
             for skipped in getattr(report, "skipped", ())
         ]
     return data
+
+
+def skipped_detail(reasons: tuple[str, ...], details: tuple[str, ...]) -> str | None:
+    """What to fix in a skipped file: ``code: detail`` per reason the parser explained."""
+    explained = [f"{code}: {text}" for code, text in zip(reasons, details, strict=False) if text]
+    return DETAIL_SEPARATOR.join(explained) or None
 
 
 @index.command("rebuild")
