@@ -12,6 +12,10 @@ import sys
 from pathlib import Path
 from typing import Final
 
+import pytest
+
+from memhtml.adapters.local import OnnxMiniLmEmbedder
+from memhtml.ports.errors import ModelUnavailable
 from tests.integration.test_cli_commands_store import EXPORT_WRITE, LOCK_WRITE, data, invoke
 
 LOCAL: Final = {"MEMHTML_EMBED": "local"}
@@ -62,3 +66,20 @@ def test_index_update_embeds_the_chunks_lexical_writes_left(tmp_path: Path) -> N
     assert 1 == report["embeddingsWritten"]
     status = data(invoke(["--repo", str(root), "index", "status"], env=LOCAL))
     assert 1.0 == status["vectorCoverage"]
+
+
+def test_index_update_reports_a_model_that_stops_instead_of_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The update landed; a model that cannot embed the backlog is a logged gap, exit 0."""
+    root = tmp_path / "store"
+    data(invoke(["init", "--repo", str(root)], env=LOCAL))
+    data(invoke(["--repo", str(root), *EXPORT_WRITE], env=LOCAL))
+
+    def stopped(self: object, texts: object) -> object:
+        raise ModelUnavailable("the model stopped answering")
+
+    monkeypatch.setattr(OnnxMiniLmEmbedder, "embed", stopped)
+    result = invoke(["--repo", str(root), "index", "update"], env=LOCAL)
+    assert 0 == data(result)["embeddingsWritten"]
+    assert "the model stopped answering" in result.stderr

@@ -132,15 +132,24 @@ def update(embed: bool | None) -> CommandResult:
     """
     import attrs
 
+    from memhtml.ports.errors import ModelUnavailable
+
     with open_here() as store, command_progress() as progress:
         report = store.index_update(embed=embed, progress=progress)
         if embed is not False and store.services.embeds:
-            backlog = store.index_embed(progress=progress)
-            report = attrs.evolve(
-                report,
-                embeddings_written=report.embeddings_written + backlog.embeddings_written,
-                model_failure=report.model_failure or backlog.model_failure,
-            )
+            try:
+                backlog = store.index_embed(progress=progress)
+            except ModelUnavailable as stopped:
+                # The update itself landed: a model that cannot embed the backlog is a gap to
+                # report (logged below, and the next search or index embed retries), as it is
+                # for the update's own chunks, not a failed command.
+                report = attrs.evolve(report, model_failure=report.model_failure or str(stopped))
+            else:
+                report = attrs.evolve(
+                    report,
+                    embeddings_written=report.embeddings_written + backlog.embeddings_written,
+                    model_failure=report.model_failure or backlog.model_failure,
+                )
     return REPORT_TYPE, report_data("update", report, UPDATE_KEYS)
 
 
