@@ -35,7 +35,10 @@ DATA_KEYED: Final = frozenset({"properties", "byCategory"})
 # hands stdout to the protocol (its tools return the CLI's data: test_mcp_tools.py).
 NOT_ENVELOPES: Final = frozenset({"completion", "mcp"})
 NOTE: Final = "{written}"
-LOCOMO_SHAPE: Final = Path(__file__).parent.parent / "fixtures" / "locomo_shape.json"
+FIXTURES: Final = Path(__file__).parent.parent / "fixtures"
+LOCOMO_SHAPE: Final = FIXTURES / "locomo_shape.json"
+TRANSCRIPTS: Final = FIXTURES / "traces" / "claude"
+TRACED_SESSION: Final = "7f3c2a9e-5b1d-4c8e-9f00-1a2b3c4d5e6f"
 
 
 def bad_keys(value: Any, where: str = "") -> Iterator[str]:
@@ -69,8 +72,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     return made
 
 
-def invocations() -> dict[str, list[str]]:
-    """One command line per shipped command, in an order where each one's input exists."""
+def invocations(scratch: Path) -> dict[str, list[str]]:
+    """One command line per shipped command, in an order where each one's input exists;
+    ``scratch`` is a folder outside the store for files a command writes."""
+    runs = scratch / "locomo-runs"
+    run = str(runs / "locomo-lexical-turn.json")
     note = NOTE  # replaced by the path `write` returns
     return {
         "init": ["init"],
@@ -97,21 +103,25 @@ def invocations() -> dict[str, list[str]]:
         "help": ["help", "index", "rebuild"],
         "eval discriminate": ["eval", "discriminate", "--size", "60", "--probes", "12"],
         "eval locomo": ["eval", "locomo", "--data", str(LOCOMO_SHAPE), "--conversations", "1",
-                        "--mode", "lexical"],
+                        "--mode", "lexical", "--out", str(runs)],
+        "eval compare": ["eval", "compare", run, run],
+        "trace scan": ["trace", "scan", str(TRANSCRIPTS)],
+        "trace list": ["trace", "list"],
+        "trace show": ["trace", "show", TRACED_SESSION],
     }  # fmt: skip
 
 
 def test_every_shipped_command_is_run_here() -> None:
     """The table covers the command tree: a new command must be added to it."""
     shipped = {context.command_path.removeprefix("memhtml ") for context in leaf_contexts(cli)}
-    assert shipped - NOT_ENVELOPES == set(invocations())
+    assert shipped - NOT_ENVELOPES == set(invocations(Path("unused")))
 
 
 def test_every_key_of_every_envelope_is_camel_case(store: Store) -> None:
     """Success envelopes of every command, and the failure envelope, hold camelCase keys only."""
     offenders: dict[str, list[str]] = {}
     written = ""
-    for name, args in invocations().items():
+    for name, args in invocations(store.root.parent).items():
         stdin = APPLY_BATCH if name == "apply" else ""
         line = [written if arg == NOTE else arg for arg in args]
         document = envelope(store.run(*line, stdin=stdin))
