@@ -53,6 +53,8 @@ class FusionQuery:
         evidence_first: Order every candidate a query arm ranked before prior-only ones.
         vector_max_distance: The vector arm keeps only files whose nearest chunk lies within
             this cosine distance; ``None`` keeps its whole top list.
+        prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``); ``None`` adds
+            them like any arm.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -68,6 +70,7 @@ class FusionQuery:
     gate_priors: bool = False
     evidence_first: bool = False
     vector_max_distance: float | None = None
+    prior_bound: float | None = None
 
 
 class RankStore(Protocol):

@@ -76,6 +76,14 @@ def _floor(value: float | None) -> float | None:
     return float(value)
 
 
+def _prior_bound(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if not (math.isfinite(value) and value >= 0):
+        raise InvalidInput(f"the prior bound must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
 def _mmr_relevance(value: str) -> str:
     if value not in MMR_RELEVANCE:
         raise InvalidInput(f"MMR relevance must be one of {', '.join(MMR_RELEVANCE)}")
@@ -112,6 +120,8 @@ class RankingOptions:
         mmr_relevance: ``rank`` (``1 − i/n``) or ``fused`` (the fused score over the best).
         mmr_text: Compare candidates without a vector by their words (``--mmr-text``), so they
             are penalised for redundancy like the others.
+        prior_bound: Recency and salience as a bounded tie-breaker (``--prior-bound``): the
+            query arms' score times at most ``1 + prior_bound``; ``None`` adds them as arms.
     """
 
     arms: tuple[str, ...] | None = attrs.field(default=None, converter=_arm_selection)
@@ -124,6 +134,7 @@ class RankingOptions:
     mmr_lambda: float = attrs.field(default=MMR_LAMBDA, converter=_mmr_lambda)
     mmr_relevance: str = attrs.field(default="rank", converter=_mmr_relevance)
     mmr_text: bool = False
+    prior_bound: float | None = attrs.field(default=None, converter=_prior_bound)
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

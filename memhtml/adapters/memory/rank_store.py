@@ -81,6 +81,7 @@ class MemoryRankStore:
             k=query.rrf_k,
             limit=query.limit,
             evidence_first=query.evidence_first,
+            prior_bound=query.prior_bound,
         )
 
     def _admits(self, scope: SearchScope, path: str) -> bool:

@@ -65,8 +65,7 @@ def register(group: click.Group) -> None:
 )
 @click.option(
     "--conversations",
-    type=click.IntRange(min=1),
-    help="Only the first N conversations (smoke runs); default all.",
+    help="The first N conversations (a number), or these ids (conv-26,conv-30); default all.",
 )
 @click.option(
     "--limit",
@@ -109,7 +108,7 @@ def locomo(
     mode: str,
     embedder: str | None,
     granularity: str,
-    conversations: int | None,
+    conversations: str | None,
     limit: int,
     out: str | None,
     cli_latency: int,
@@ -134,7 +133,7 @@ def locomo(
         mode="hybrid" if mode == "hybrid" else "lexical",
         granularity="session" if granularity == "session" else "turn",
         limit=limit,
-        conversations=conversations,
+        conversations=parse_conversations(conversations),
         options=ranking,
         fts_tokenizer=fts_tokenizer or settings.fts_tokenizer,
         embed=settings.embed,
@@ -143,7 +142,30 @@ def locomo(
     if out is not None:
         stem = config.mode if backend in {DEFAULT_EMBEDDER, "off"} else f"{config.mode}-{backend}"
         _write_out(Path(out), stem, config.granularity, result)
-    return RESPONSE_TYPE, result
+    # Per-question rankings go to --out only: on stdout they would be most of the envelope.
+    return RESPONSE_TYPE, {key: value for key, value in result.items() if key != "questions"}
+
+
+def parse_conversations(text: str | None) -> int | tuple[str, ...] | None:
+    """``3`` → the first three; ``conv-26,conv-30`` → those ids; ``None`` → all.
+
+    Raises:
+        InvalidInput: Zero or a negative number, or an empty list.
+    """
+    from memhtml.domain.errors import InvalidInput
+
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped.isdigit():
+        count = int(stripped)
+        if count < 1:
+            raise InvalidInput("--conversations must be at least 1")
+        return count
+    ids = tuple(dict.fromkeys(part.strip() for part in stripped.split(",") if part.strip()))
+    if not ids:
+        raise InvalidInput("--conversations names no conversation")
+    return ids
 
 
 def _write_out(folder: Path, run: str, granularity: str, data: dict[str, object]) -> None:

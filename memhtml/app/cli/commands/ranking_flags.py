@@ -36,6 +36,7 @@ FLAG_NAMES: Final = (
     "mmr_lambda",
     "mmr_relevance",
     "mmr_text",
+    "prior_bound",
 )
 
 
@@ -98,6 +99,12 @@ def ranking_options(command: F) -> F:
             help="What MMR reads as relevance: the order (rank) or the fused score.",
         ),
         click.option(
+            "--prior-bound",
+            type=click.FloatRange(min=0),
+            default=None,
+            help="Make recency and salience a tie-breaker worth at most this share of a score.",
+        ),
+        click.option(
             "--mmr-text/--no-mmr-text",
             default=False,
             show_default=True,
@@ -122,6 +129,7 @@ def ranking_from(
     mmr_lambda: float,
     mmr_relevance: str,
     mmr_text: bool,
+    prior_bound: float | None,
 ) -> RankingOptions:
     """The flags as one ``RankingOptions``.
 
@@ -141,6 +149,7 @@ def ranking_from(
         mmr_lambda=mmr_lambda,
         mmr_relevance=mmr_relevance,
         mmr_text=mmr_text,
+        prior_bound=prior_bound,
     )
 
 
