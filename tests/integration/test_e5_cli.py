@@ -18,12 +18,13 @@ E5_ENV: Final[dict[str, str | None]] = {"MEMHTML_EMBED": "e5"}
 
 
 def test_an_e5_store_records_and_searches_e5_vectors(tmp_path: Path) -> None:
-    """Writes embed in e5's space, the index names it, and a reworded query meets the vector arm."""
+    """A search embeds the fast write in e5's space, the index names it, and a reworded query
+    meets the vector arm."""
     root = str(tmp_path / "store")
     data(invoke(["init", "--repo", root], env=E5_ENV))
     data(invoke(["--repo", root, *LOCK_WRITE], env=E5_ENV))
-    status = data(invoke(["--repo", root, "index", "status"], env=E5_ENV))
     hits = data(invoke(["--repo", root, "search", "how long is the ledger held"], env=E5_ENV))
+    status = data(invoke(["--repo", root, "index", "status"], env=E5_ENV))
     assert (E5_WATERMARK, True, 1.0) == (
         status["embedModel"],
         status["embedModelMatches"],
