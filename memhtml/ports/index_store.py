@@ -82,6 +82,13 @@ class IndexStore(Protocol):
         each other on the active-hash uniqueness."""
         ...
 
+    def refresh_context(self) -> None:
+        """Make every indexed memory's contextual lexical document current
+        (:func:`memhtml.domain.lexical_context.context_documents`): its own text, tags, entity
+        names, linked titles and session neighbour change when other memories do, so each
+        indexing pass calls this after its last row write and before ``record_head``."""
+        ...
+
     def record_head(self, *, head_sha: str | None, dirty_paths: Iterable[str], now: str) -> None:
         """Move the watermark to ``head_sha`` (``None``: an unborn HEAD) with the paths indexed
         from the working tree."""

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from memhtml.adapters.memory.tables import MemoryTables, VectorRecord
+from memhtml.domain import lexical_context
 from memhtml.domain.fulltext import TOKENIZERS
+from memhtml.domain.lexical_context import context_documents
 from memhtml.domain.projection import FileProjection
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.errors import StorageFailure
@@ -99,6 +101,12 @@ class MemoryIndexStore:
                 self._t.park(projection.path)
             for projection in projections:
                 self._t.project(projection)
+
+    def refresh_context(self) -> None:
+        """See ``IndexStore.refresh_context``: the documents recomputed by the pure twin."""
+        t = self._t
+        with t.transaction("refresh context documents"):
+            t.context = context_documents(t.context_facts(), lexical_context.DEFAULT_CONTEXT_PARTS)
 
     def record_head(self, *, head_sha: str | None, dirty_paths: Iterable[str], now: str) -> None:
         """See ``IndexStore.record_head``."""

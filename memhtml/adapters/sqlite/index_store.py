@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, Write
+from memhtml.adapters.sqlite.context_sql import refresh_context_sql
 from memhtml.adapters.sqlite.index_state import (
     begin_rebuild_writes,
     read_index_state,
@@ -127,6 +128,10 @@ class SqliteIndexStore:
             *(write for p in projections for write in projection_writes(p)),
         ]
         self._write([*(removal_writes(path) for path in removals), late])
+
+    def refresh_context(self) -> None:
+        """See ``IndexStore.refresh_context``: one statement, changed documents only."""
+        self._db.write_all(((refresh_context_sql(), ()),), operation="refresh context documents")
 
     def record_head(self, *, head_sha: str | None, dirty_paths: Iterable[str], now: str) -> None:
         """See ``IndexStore.record_head``."""

@@ -83,6 +83,7 @@ def run_rebuild(
     if snapshot.parsed:
         progress.finish()
     preserved = store.finish_rebuild(embed_model=context.model)
+    store.refresh_context()
     fault_point("rebuild.projected")
     outcome = EmbedOutcome()
     if embed and context.embedder is not None:

@@ -87,6 +87,8 @@ def run_update(
         _batch_done(True)
     fault_point("update.projected")
     if wrote or head != watermark or plan.dirty_after != state.dirty_paths:
+        # Before the watermark moves: a pass that dies in between is replayed, refresh and all.
+        store.refresh_context()
         store.record_head(head_sha=head, dirty_paths=plan.dirty_after, now=now)
     skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
     report = UpdateReport(
