@@ -95,7 +95,7 @@ def run_rebuild(
             progress=progress,
         )
     fault_point("rebuild.embedded")
-    store.record_head(head_sha=snapshot.head, dirty_paths=(), now=context.now())
+    store.record_head(head_sha=snapshot.head, dirty_paths=(), duplicates={}, now=context.now())
     counts = store.row_counts()
     return RebuildReport(
         head_sha=snapshot.head,

@@ -87,7 +87,7 @@ def run_update(
         _batch_done(True)
     fault_point("update.projected")
     if wrote or head != watermark or plan.dirty_after != state.dirty_paths:
-        store.record_head(head_sha=head, dirty_paths=plan.dirty_after, now=now)
+        store.record_head(head_sha=head, dirty_paths=plan.dirty_after, duplicates={}, now=now)
     skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
     report = UpdateReport(
         head_sha=head,
