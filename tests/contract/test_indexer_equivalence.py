@@ -1,8 +1,9 @@
 """Incremental updates agree with a rebuild: the property that makes ``update`` trustworthy.
 
-Hypothesis drives a repository through commits, moves, deletions, hand edits, staged renames
-and reverts, updating the index after chosen steps; at the end the updated index must hold
-exactly the rows a fresh rebuild (plus one update for the uncommitted tree) holds.
+Hypothesis drives a repository through commits, moves, deletions, hand edits, staged renames,
+reverts and committed copies (two files holding one content), updating the index after chosen
+steps; at the end the updated index must hold exactly the rows a fresh rebuild (plus one update
+for the uncommitted tree) holds.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ operations = st.one_of(
     st.tuples(st.just("remove"), path_choice),
     st.tuples(st.just("stage_move"), path_choice, path_choice),
     st.tuples(st.just("revert"), path_choice),
+    st.tuples(st.just("copy"), path_choice, path_choice),
     st.tuples(st.just("update")),
 )
 
@@ -76,7 +78,7 @@ class World:
         )
 
     def fresh(self, valid: bool) -> bytes:
-        """A memory whose article no other file has (so dedup never picks a winner)."""
+        """A memory whose article no other file has; only a copy repeats it."""
         self.counter += 1
         if not valid:
             return BROKEN
@@ -127,6 +129,10 @@ class World:
         elif kind == "revert" and args[0] in in_head:
             blob = self.head_files()[args[0]]
             self.git.write_file(args[0], self.git.read_blobs([blob])[blob])
+        elif kind == "copy" and args[0] in in_head and args[0] != args[1]:
+            blob = self.head_files()[args[0]]
+            data = self.git.read_blobs([blob])[blob]
+            land(ChangeSet(writes=(FileWrite(path=args[1], data=data),)))
         elif kind == "update":
             self.indexer(self.db).update(embed=True)
 
@@ -150,6 +156,24 @@ def snapshot(db: Database) -> list[list[Any]]:
 )
 @example([("commit", PATHS[0], True), ("update",), ("stage_move", PATHS[0], PATHS[1])])
 @example([("commit", PATHS[0], True), ("update",), ("commit", PATHS[0], False)])
+@example([("commit", PATHS[1], True), ("stage_move", PATHS[1], PATHS[0]), ("revert", PATHS[1])])
+@example(
+    [
+        ("commit", PATHS[0], True),
+        ("copy", PATHS[0], PATHS[1]),
+        ("update",),
+        ("commit", PATHS[0], True),
+    ]
+)
+@example(
+    [
+        ("commit", PATHS[1], True),
+        ("update",),
+        ("copy", PATHS[1], PATHS[0]),
+        ("update",),
+        ("delete", PATHS[0]),
+    ]
+)
 def test_updates_agree_with_a_rebuild(ops: list[tuple[Any, ...]]) -> None:
     """After any history, the updated index equals a fresh rebuild followed by one update."""
     world = World()
