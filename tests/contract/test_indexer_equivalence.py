@@ -33,6 +33,7 @@ PATHS = (
     "notes/x.html",
 )
 BROKEN = b"<!doctype html><title>no article</title>"
+CLOCK = FixedClock(dt.datetime(2026, 9, 14, tzinfo=dt.UTC))
 SNAPSHOT_QUERIES = (
     "SELECT * FROM files ORDER BY path",
     "SELECT * FROM file_tags ORDER BY path, tag",
@@ -57,25 +58,17 @@ operations = st.one_of(
 )
 
 
-class World:
-    """A fake repository, an index kept by updates, and fresh memory text on demand."""
+class History:
+    """A fake repository driven by operations, and fresh memory text on demand; a subclass
+    says what an ``update`` step does."""
 
     def __init__(self) -> None:
         self.git = FakeGit()
-        self.db = Database.open(":memory:", state_path=":memory:")
         self.counter = 0
 
-    def indexer(self, db: Database) -> StoreIndexer:
-        """An indexer over the repository, writing into ``db``."""
-        return sqlite_indexer(
-            db=db,
-            git=self.git,
-            parser=parse_memory,
-            clock=FixedClock(dt.datetime(2026, 9, 14, tzinfo=dt.UTC)),
-            embed_watermark=WATERMARK,
-            embed_dim=DIM,
-            embedder=EMBEDDER,
-        )
+    def update(self) -> None:
+        """Bring the index kept by updates up to date."""
+        raise NotImplementedError
 
     def fresh(self, valid: bool) -> bytes:
         """A memory whose article no other file has; only a copy repeats it."""
@@ -134,7 +127,31 @@ class World:
             data = self.git.read_blobs([blob])[blob]
             land(ChangeSet(writes=(FileWrite(path=args[1], data=data),)))
         elif kind == "update":
-            self.indexer(self.db).update(embed=True)
+            self.update()
+
+
+class World(History):
+    """The history with a SQLite index kept by updates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db = Database.open(":memory:", state_path=":memory:")
+
+    def indexer(self, db: Database) -> StoreIndexer:
+        """An indexer over the repository, writing into ``db``."""
+        return sqlite_indexer(
+            db=db,
+            git=self.git,
+            parser=parse_memory,
+            clock=CLOCK,
+            embed_watermark=WATERMARK,
+            embed_dim=DIM,
+            embedder=EMBEDDER,
+        )
+
+    def update(self) -> None:
+        """See ``History.update``."""
+        self.indexer(self.db).update(embed=True)
 
 
 def snapshot(db: Database) -> list[list[Any]]:
@@ -177,10 +194,10 @@ def snapshot(db: Database) -> list[list[Any]]:
 def test_updates_agree_with_a_rebuild(ops: list[tuple[Any, ...]]) -> None:
     """After any history, the updated index equals a fresh rebuild followed by one update."""
     world = World()
-    world.indexer(world.db).update(embed=True)
+    world.update()
     for op in ops:
         world.apply(op)
-    world.indexer(world.db).update(embed=True)
+    world.update()
     with Database.open(":memory:", state_path=":memory:") as fresh:
         world.indexer(fresh).rebuild(embed=True)
         world.indexer(fresh).update(embed=True)
