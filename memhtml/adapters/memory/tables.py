@@ -93,6 +93,7 @@ class MemoryTables:
     edges: dict[EdgeKey, EdgeRecord] = attrs.Factory(dict)
     index_state: IndexState | None = None
     dirty_paths: frozenset[str] = frozenset()
+    duplicates: dict[str, str] = attrs.Factory(dict)
     stash: dict[str, VectorRecord] = attrs.Factory(dict)
     access: dict[str, AccessRow] = attrs.Factory(dict)
     session_links: dict[LinkKey, SessionLink] = attrs.Factory(dict)
