@@ -112,12 +112,12 @@ def build_stores(
     ``context_parts`` chooses what the ``context`` arm's documents hold (comma-separated parts
     of ``domain.lexical_context.CONTEXT_PARTS``; ``None`` keeps the default).
     """
-    import memhtml.adapters.sqlite.context_sql as context_sql
     import memhtml.app.indexing.rebuild as rebuild_module
+    import memhtml.domain.lexical_context as lexical_context
 
     if context_parts is not None:
         chosen_parts = frozenset(part for part in context_parts.split(",") if part)
-        vars(context_sql)["DEFAULT_CONTEXT_PARTS"] = chosen_parts
+        vars(lexical_context)["DEFAULT_CONTEXT_PARTS"] = chosen_parts
 
     dataset = load_dataset(resolve_data_path(data))
     chosen = dataset.conversations[: conversations or None]

@@ -14,7 +14,7 @@ from typing import Final
 import attrs
 
 from memhtml.adapters.sqlite.connection import Database, Write
-from memhtml.adapters.sqlite.context_sql import refresh_context_sql
+from memhtml.adapters.sqlite.context_sql import refresh_context_writes
 from memhtml.adapters.sqlite.schema import WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.reinforce import AccessRow
@@ -215,7 +215,7 @@ def load_rows(
     for start in range(0, len(writes), WRITE_BATCH_SIZE):
         db.write_all(writes[start : start + WRITE_BATCH_SIZE], operation="load test rows")
     # As an indexing pass ends: the contextual documents made current.
-    db.write_all([(refresh_context_sql(), ())], operation="refresh context documents")
+    db.write_all([(sql, ()) for sql in refresh_context_writes()], operation="refresh context")
 
 
 def scope_facts(row: MemoryRow) -> ScopeFacts:

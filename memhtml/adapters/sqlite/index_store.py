@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, Write
-from memhtml.adapters.sqlite.context_sql import refresh_context_sql
+from memhtml.adapters.sqlite.context_sql import HAS_DIRTY_SQL, refresh_context_writes
 from memhtml.adapters.sqlite.index_state import (
     begin_rebuild_writes,
     read_duplicates,
@@ -132,8 +132,13 @@ class SqliteIndexStore:
         self._write([*(removal_writes(path) for path in removals), late])
 
     def refresh_context(self) -> None:
-        """See ``IndexStore.refresh_context``: one statement, changed documents only."""
-        self._db.write_all(((refresh_context_sql(), ()),), operation="refresh context documents")
+        """See ``IndexStore.refresh_context``: nothing when no row changed since the last one;
+        else the documents the changes reach, rewritten where they differ, in one step."""
+        row = self._db.get(HAS_DIRTY_SQL, operation="check context documents")
+        if row is None or not row[0]:
+            return
+        upsert, clear = refresh_context_writes()
+        self._db.write_all(((upsert, ()), (clear, ())), operation="refresh context documents")
 
     def record_head(
         self,

@@ -54,6 +54,7 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
     "file_context",
+    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",

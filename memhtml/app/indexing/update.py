@@ -63,6 +63,7 @@ def run_update(
     committed = git.diff(watermark, head) if head != watermark else ()
     plan = plan_update(committed, working, state.dirty_paths)
     if head == watermark and plan.empty:
+        store.refresh_context()  # an index migrated since its last pass; else nothing to do
         return UpdateReport(head_sha=head, unchanged=True), ()
     # Who holds each remembered duplicate's hash, asked before any row moves or goes.
     remembered = store.skipped_duplicates()

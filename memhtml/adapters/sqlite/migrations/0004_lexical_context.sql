@@ -1,11 +1,13 @@
--- The contextual lexical document (docs/ranking.md §10): one row per indexed memory holding its
+-- The contextual lexical document (docs/ranking.md §2.5): one row per indexed memory holding its
 -- own full text followed by its tags, entity names, linked titles and its session neighbour's
--- text. Rebuildable like every index table; the indexer refreshes it after each pass, and this
--- migration's last statement fills it for an index built before it existed.
+-- text, with the neighbour's path (a document to redo when that memory changes). Rebuildable
+-- like every index table.
 CREATE TABLE file_context (
     path TEXT NOT NULL PRIMARY KEY REFERENCES files(path) ON DELETE CASCADE ON UPDATE CASCADE,
-    text TEXT NOT NULL
+    text TEXT NOT NULL,
+    prev_path TEXT
 );
+CREATE INDEX file_context_prev ON file_context(prev_path) WHERE prev_path IS NOT NULL;
 
 CREATE VIRTUAL TABLE context_fts USING fts5(
     text, content='file_context', content_rowid='rowid', tokenize='{{FTS_TOKENIZE}}');
@@ -21,18 +23,23 @@ CREATE TRIGGER context_fts_update AFTER UPDATE OF text ON file_context BEGIN
     INSERT INTO context_fts(rowid, text) VALUES (new.rowid, new.text);
 END;
 
-INSERT INTO file_context(path, text)
-SELECT f.path, coalesce(concat_ws(char(10), nullif(f.fts_text, ''),
-    nullif((SELECT group_concat(t.tag, ' ' ORDER BY t.tag) FROM file_tags t
-        WHERE t.path = f.path), ''),
-    nullif((SELECT group_concat(n.name, ' ' ORDER BY n.name) FROM (SELECT DISTINCT
-        e.entity_name AS name FROM file_entities e WHERE e.path = f.path) n), ''),
-    nullif((SELECT group_concat(d.title, char(10) ORDER BY d.path) FROM files d WHERE d.path IN
-        (SELECT x.dst_path FROM edges x WHERE x.src_path = f.path AND x.derived = 0)
-        AND d.path <> f.path AND d.title <> ''), ''),
-    nullif(f.prev_text, '')), '')
-FROM (SELECT path, title, fts_text,
-    CASE WHEN memory_type = 'episodic' AND session_id IS NOT NULL
-    THEN lag(fts_text) OVER (PARTITION BY memory_type = 'episodic', session_id IS NULL,
-        session_id, archived ORDER BY coalesce(event_at, created_at), path) END AS prev_text
-    FROM files) f;
+-- Every path whose files row was inserted, changed, moved or deleted since the last refresh,
+-- written in the same transaction as the change: a pass that dies before its refresh leaves
+-- them for the next one, so no document stays stale.
+-- No key: a trigger's OR IGNORE would yield to the conflict policy of the statement that
+-- fired it, so repeats are kept and the refresh reads them as a set.
+CREATE TABLE context_dirty (path TEXT NOT NULL);
+
+CREATE TRIGGER context_dirty_insert AFTER INSERT ON files BEGIN
+    INSERT INTO context_dirty(path) VALUES (new.path);
+END;
+CREATE TRIGGER context_dirty_delete AFTER DELETE ON files BEGIN
+    INSERT INTO context_dirty(path) VALUES (old.path);
+END;
+CREATE TRIGGER context_dirty_update AFTER UPDATE ON files BEGIN
+    INSERT INTO context_dirty(path) VALUES (old.path), (new.path);
+END;
+
+-- An index built before this migration: every memory's document is computed by the first
+-- refresh, which the next index update or read runs.
+INSERT INTO context_dirty(path) SELECT path FROM files;
