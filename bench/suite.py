@@ -84,6 +84,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_search", "--sizes", "1000", "--queries", "5", "--repeats", "1"),
     ),
     Entry(
+        "long-query", "Bounds on one query (issue 14)",
+        _bench("bench_long_query"),
+        _bench("bench_long_query", "--size", "1000", "--runs", "2", "--no-model"),
+    ),
+    Entry(
         "vectors", "Vector arm storage",
         _bench("bench_vectors"), _bench("bench_vectors", "--sizes", "2000", "--queries", "3"),
     ),
