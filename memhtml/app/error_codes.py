@@ -14,11 +14,13 @@ import attrs
 import click
 
 from memhtml.app.errors import (
+    BatchAborted,
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
     MissingArgument,
     RepoRequired,
+    StoreUnhealthy,
     UnknownTool,
 )
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
@@ -212,6 +214,24 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         exit_status=EXIT_RUNTIME,
         description="The command needs an optional extra that is not installed (memhtml[mcp]).",
         raised_by=(ExtraMissing,),
+    ),
+    ErrorCode(
+        code="ERR_BATCH_ABORTED",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "An atomic apply stopped at a refused op and wrote nothing; the message names the "
+            "op and its own code, and detail holds every op's result (batch.applied data)."
+        ),
+        raised_by=(BatchAborted,),
+    ),
+    ErrorCode(
+        code="ERR_STORE_UNHEALTHY",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "doctor found something to act on; the message lists it, detail holds the whole "
+            "report (doctor.report data)."
+        ),
+        raised_by=(StoreUnhealthy,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,
