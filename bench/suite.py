@@ -98,6 +98,11 @@ SUITE: Final[tuple[Entry, ...]] = (
     ),
     Entry("cli", "P4/P5 cold CLI, apply, write", _bench("bench_cli"), _bench("bench_cli")),
     Entry(
+        "soak", "Soak: 4 writers + 4 readers, 120 s (issue 14)",
+        _bench("bench_soak"),
+        _bench("bench_soak", "--seconds", "10", "--seed-memories", "50"),
+    ),
+    Entry(
         "mcp", "MCP server round trip and start-up (issue 16)",
         _bench("bench_mcp"),
         _bench("bench_mcp", "--memories", "200", "--calls", "20", "--starts", "2"),
