@@ -186,7 +186,7 @@ class _Writer:
     def _archive(self) -> None:
         target = self._rng.choice(sorted(self._live))
         result = self._store.archive(target, "soak")
-        self._archived[result.archive_path] = self._live.pop(target)
+        self._archived[result.archived_path] = self._live.pop(target)
 
     def _link(self) -> None:
         src, dst = self._rng.sample(sorted(self._live), 2)

@@ -71,9 +71,9 @@ def test_a_repeated_event_dedups_onto_the_memory_it_repeats(tmp_path: Path) -> N
         (True, False, None),
         (True, False, None),
         (True, True, "areas/chat/t00.html"),
-    ] == [(r["ok"], r["deduped"], r["existing_path"]) for r in first["results"]]
+    ] == [(r["ok"], r["deduped"], r["existingPath"]) for r in first["results"]]
     assert [(True, "areas/chat/t01.html", "areas/chat/t01.html")] == [
-        (r["deduped"], r["existing_path"], r["path"]) for r in again["results"]
+        (r["deduped"], r["existingPath"], r["path"]) for r in again["results"]
     ]
     assert (True, "areas/chat/t00.html", None) == (
         written["deduped"],
@@ -95,5 +95,5 @@ def test_a_midnight_event_keeps_the_day_label_and_its_hash(tmp_path: Path) -> No
     text = (root / "areas/chat/t00.html").read_text()
     assert '<time datetime="2023-05-08">2023-05-08</time>' in text
     assert [(False, None), (True, "areas/chat/t00.html")] == [
-        (r["deduped"], r["existing_path"]) for r in applied["results"]
+        (r["deduped"], r["existingPath"]) for r in applied["results"]
     ]
