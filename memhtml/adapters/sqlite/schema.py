@@ -53,6 +53,8 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # Tables a rebuild empties, children before parents, so each DELETE is valid with foreign keys
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
+    "file_context",
+    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",
@@ -79,10 +81,37 @@ MAIN_SCHEMA: Final = "main"
 MIGRATION_LEDGER: Final = "schema_migrations"
 
 FTS_INDEX_NAME: Final = "files_fts"
+CONTEXT_INDEX_NAME: Final = "context_fts"
+"""The contextual documents' full-text index (migration 0004), built with the same tokenizer."""
 FTS_COLUMN: Final = "fts_text"
 INDEX_STATE_TABLE: Final = "index_state"
 INDEX_STATE_ID: Final = 1
 EMBEDDINGS_TABLE: Final = "embeddings"
+
+# The triggers that keep files_fts in step with files, exactly as migration 0001 creates them
+# (a test compares them with sqlite_master). A rebuild drops them with its truncate and
+# recreates them, with one FTS 'rebuild', before the watermark can move again: indexing the
+# whole table at once costs about a third of what one trigger run per row does.
+FTS_TRIGGERS: Final[dict[str, str]] = {
+    "files_fts_insert": (
+        "CREATE TRIGGER files_fts_insert AFTER INSERT ON files BEGIN\n"
+        "    INSERT INTO files_fts(rowid, fts_text) VALUES (new.rowid, new.fts_text);\n"
+        "END"
+    ),
+    "files_fts_delete": (
+        "CREATE TRIGGER files_fts_delete AFTER DELETE ON files BEGIN\n"
+        "    INSERT INTO files_fts(files_fts, rowid, fts_text) "
+        "VALUES ('delete', old.rowid, old.fts_text);\n"
+        "END"
+    ),
+    "files_fts_update": (
+        "CREATE TRIGGER files_fts_update AFTER UPDATE OF fts_text ON files BEGIN\n"
+        "    INSERT INTO files_fts(files_fts, rowid, fts_text) "
+        "VALUES ('delete', old.rowid, old.fts_text);\n"
+        "    INSERT INTO files_fts(rowid, fts_text) VALUES (new.rowid, new.fts_text);\n"
+        "END"
+    ),
+}
 
 # Statements per write transaction in a bulk job: caps what one failure discards and how long
 # one write holds the WAL lock against readers.
@@ -140,7 +169,8 @@ def migration_placeholders(tokenizer: str) -> dict[str, str]:
 
 
 def retokenize_fts_script(tokenizer: str) -> str:
-    """A script that rebuilds ``files_fts`` with another tokenizer and records the choice.
+    """A script that rebuilds ``files_fts`` and ``context_fts`` with another tokenizer and
+    records the choice.
 
     Run it through ``Database.script`` so it is one transaction: the triggers on ``files`` keep
     naming ``files_fts`` across the drop, and nothing writes between the drop and the create.
@@ -156,6 +186,10 @@ def retokenize_fts_script(tokenizer: str) -> str:
         f"CREATE VIRTUAL TABLE {FTS_INDEX_NAME} USING fts5({FTS_COLUMN}, content='files', "
         f"content_rowid='rowid', tokenize='{argument}');\n"
         f"INSERT INTO {FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('rebuild');\n"
+        f"DROP TABLE {CONTEXT_INDEX_NAME};\n"
+        f"CREATE VIRTUAL TABLE {CONTEXT_INDEX_NAME} USING fts5(text, content='file_context', "
+        f"content_rowid='rowid', tokenize='{argument}');\n"
+        f"INSERT INTO {CONTEXT_INDEX_NAME}({CONTEXT_INDEX_NAME}) VALUES ('rebuild');\n"
         f"INSERT INTO {SETTINGS_TABLE}(name, value) VALUES ('{FTS_TOKENIZER_SETTING}', "
         f"'{tokenizer}') ON CONFLICT(name) DO UPDATE SET value = excluded.value;\n"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import attrs
 import pytest
 
 from memhtml.domain.vectors import pack_f32
@@ -67,9 +68,9 @@ def test_the_watermark_records_head_and_dirty_paths(storage: Storage) -> None:
     """A rebuild clears the head; recording moves it; an unborn HEAD reads as the empty tree."""
     storage.index.begin_rebuild(embed_model=MODEL, embed_dim=DIM, now=NOW)
     begun = storage.index.index_state()
-    storage.index.record_head(head_sha="c" * 40, dirty_paths=[B, A], now=NOW)
+    storage.index.record_head(head_sha="c" * 40, dirty_paths=[B, A], duplicates={}, now=NOW)
     moved = storage.index.index_state()
-    storage.index.record_head(head_sha=None, dirty_paths=(), now=NOW)
+    storage.index.record_head(head_sha=None, dirty_paths=(), duplicates={}, now=NOW)
     unborn = storage.index.index_state()
     assert begun is not None
     assert moved is not None
@@ -77,6 +78,37 @@ def test_the_watermark_records_head_and_dirty_paths(storage: Storage) -> None:
     assert (None, MODEL, DIM) == (begun.head_sha, begun.embed_model, begun.embed_dim)
     assert ("c" * 40, frozenset({A, B})) == (moved.head_sha, moved.dirty_paths)
     assert (EMPTY_TREE_SHA, frozenset()) == (unborn.head_sha, unborn.dirty_paths)
+
+
+def test_skipped_duplicates_are_remembered_added_to_and_replaced(storage: Storage) -> None:
+    """Nothing before the first record; additions merge without moving the watermark; the
+    next record replaces the whole set."""
+    first, second = "sha256:" + "1" * 64, "sha256:" + "2" * 64
+    storage.index.begin_rebuild(embed_model=MODEL, embed_dim=DIM, now=NOW)
+    initially = dict(storage.index.skipped_duplicates())
+    storage.index.record_head(head_sha="c" * 40, dirty_paths=(), duplicates={B: first}, now=NOW)
+    recorded = dict(storage.index.skipped_duplicates())
+    storage.index.remember_duplicates({C: second, B: second})
+    merged = dict(storage.index.skipped_duplicates())
+    state = storage.index.index_state()
+    storage.index.record_head(head_sha="d" * 40, dirty_paths=(), duplicates={A: first}, now=NOW)
+    replaced = dict(storage.index.skipped_duplicates())
+    assert state is not None
+    assert ({}, {B: first}, {B: second, C: second}, "c" * 40, {A: first}) == (
+        initially,
+        recorded,
+        merged,
+        state.head_sha,
+        replaced,
+    )
+
+
+def test_remembering_before_any_record_keeps_what_it_adds(storage: Storage) -> None:
+    """A displaced row is remembered even when no duplicate was recorded before."""
+    content_hash = "sha256:" + "3" * 64
+    storage.index.remember_duplicates({A: content_hash})
+    storage.index.remember_duplicates({})
+    assert {A: content_hash} == dict(storage.index.skipped_duplicates())
 
 
 def test_a_rebuild_keeps_the_vectors_whose_chunks_come_back(storage: Storage) -> None:
@@ -216,3 +248,58 @@ def test_retokenizing_changes_matching_and_keeps_rows_and_vectors(storage: Stora
         storage.index.row_counts(),
     )
     assert recorded == "unicode61"
+
+
+def test_full_text_follows_a_rebuild_and_every_later_write(storage: Storage) -> None:
+    """After a rebuild only its rows match; later inserts, edits and removals match as written."""
+    from memhtml.domain.fts_query import LexicalQuery
+    from memhtml.domain.scope import SearchScope
+
+    def matches(*terms: str) -> tuple[bool, ...]:
+        scope = SearchScope()
+        return tuple(
+            storage.ranks.holds_every_term(LexicalQuery(terms=(term,)), scope) for term in terms
+        )
+
+    write(storage, [Memory(path=A, claim="Apples ripen in autumn.")])
+    storage.index.begin_rebuild(embed_model=MODEL, embed_dim=DIM, now=NOW)
+    write(storage, [Memory(path=B, claim="Bananas ripen in summer.")])
+    storage.index.finish_rebuild(embed_model=MODEL)
+    rebuilt = matches("apples", "bananas")
+    write(storage, [Memory(path=C, claim="Cherries ripen in spring.")])
+    added = matches("cherries")
+    write(storage, [Memory(path=C, claim="Dates ripen in winter.")])
+    edited = matches("cherries", "dates")
+    storage.index.remove_rows([B])
+    assert ((False, True), (True,), (False, True), (False,)) == (
+        rebuilt,
+        added,
+        edited,
+        matches("bananas"),
+    )
+
+
+@pytest.mark.parametrize("edit_first", [False, True])
+def test_one_call_writes_new_and_existing_files_in_order(
+    storage: Storage, edit_first: bool
+) -> None:
+    """A new file taking an edited file's old content keeps its vector only when it comes first.
+
+    Files are written in the order given, whether new (batched) or already indexed: when the
+    edit comes first its stale chunk dies with its vector before the new file claims it.
+    """
+    old = "archive/2026/areas/old.html"
+    new = "archive/2026/areas/new.html"
+    shared = Memory(path=old, claim="The ledger closes at noon.")
+    write(storage, [shared])
+    embed_all(storage)
+    taken = attrs.evolve(shared, path=new)
+    edited = attrs.evolve(shared, claim="The ledger closes at midnight.")
+    order = [edited, taken] if edit_first else [taken, edited]
+    storage.index.write_projections([memory.projection() for memory in order])
+    pending = storage.vectors.pending_chunks(MODEL)
+    expected = 2 if edit_first else 1
+    assert (expected, RowCounts(files=2, chunks=2, edges=0)) == (
+        len(pending),
+        storage.index.row_counts(),
+    )
