@@ -26,12 +26,13 @@ for generated files.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Final
 
 from memhtml.domain.errors import Conflict
-from memhtml.domain.paths import GENERATED_NAMES, is_archived_path
+from memhtml.domain.paths import GENERATED_NAMES, is_archived_path, origin_path
 from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.domain.sync_ledger import Key, MergeLedger
 from memhtml.domain.sync_values import (
@@ -61,6 +62,7 @@ from memhtml.domain.sync_values import (
 )
 
 MAX_VARIANT: Final = 10_000
+_VARIANT: Final = re.compile(r"-\d+(\.[^./]*)?$")
 
 
 def required_stamps(sides: MergeSides) -> frozenset[Key]:
@@ -230,38 +232,96 @@ class _Merge:
     # --- across paths ---------------------------------------------------------------------
 
     def _fold_across_paths(self) -> None:
-        """Archive copies of one memory at two paths, and one new content at two paths."""
+        """Archive copies of one memory at two paths, a copy one side only moved while the
+        other archived it, and one new content at two paths."""
         candidates: dict[tuple[str, bool], dict[Side, list[str]]] = defaultdict(
             lambda: {OURS: [], THEIRS: []}
         )
-        for path, placed in self.ledger.final.items():
-            if not isinstance(placed, Placement) or placed.source != path:
-                continue
-            if path in self.sides.base or self.sides.changed(other_side(placed.side), path):
-                continue
-            facts = self.ledger.memory((placed.side, path))
+        for side, path in self._new_copies():
+            facts = self.ledger.memory((side, path))
             archived = is_archived_path(path)
             if facts is None or (facts.is_task and not archived):
                 continue
-            candidates[(facts.content_hash, archived)][placed.side].append(path)
+            candidates[(facts.content_hash, archived)][side].append(path)
         moved_away = self._moved_away_by_both()
         for (content_hash, archived), found in sorted(candidates.items()):
+            keys = [(side, p) for side in SIDES for p in found[side]]
+            archives = candidates.get((content_hash, True)) if not archived else None
+            if archives is not None:
+                # One side archived the memory the other only moved (a relocation) or kept at
+                # the path the archive copy came from: the archive wins, the copy folds in.
+                keys = [key for key in keys if not self._absorbed(key, archives, moved_away)]
+                found = {side: [p for s, p in keys if s == side] for side in SIDES}
             if not (found[OURS] and found[THEIRS]):
                 continue
             if archived and content_hash not in moved_away:
                 continue
-            keys = [(side, p) for side in SIDES for p in found[side]]
             ordered = sorted(keys, key=self.ledger.order)
             # An archive keeps the later copy (the latest stamps); new content the earlier
             # path, as the write path's dedup would have on one machine.
             keeper = ordered[-1] if archived else ordered[0]
             for key in keys:
-                if key[0] == keeper[0]:
-                    continue
-                self.ledger.drop(key)
-                self.ledger.fold(key, keeper, None)
-                kind = CASE_CONVERGED if archived else CASE_DEDUPLICATED
-                self.cases.append((kind, keeper, key))
+                if key[0] != keeper[0]:
+                    self._fold_copy(key, keeper, CASE_CONVERGED if archived else CASE_DEDUPLICATED)
+
+    def _absorbed(
+        self, key: Key, archives: Mapping[Side, list[str]], moved_away: frozenset[str]
+    ) -> bool:
+        """Fold the active copy ``key`` into the other side's archive copy of it, if that side
+        archived this very memory; whether it did."""
+        side, path = key
+        facts = self.ledger.memory(key)
+        if facts is None:
+            return False
+        other = other_side(side)
+        rivals = [
+            (other, archived)
+            for archived in archives[other]
+            if (facts.content_hash in moved_away and not archives[side])
+            or (
+                _archived_from(archived, path)
+                and _hash(self.ledger.memory((other, path))) != facts.content_hash
+            )
+        ]
+        if not rivals:
+            return False
+        self._fold_copy(key, max(rivals, key=self.ledger.order), CASE_CONVERGED)
+        return True
+
+    def _new_copies(self) -> list[tuple[Side, str]]:
+        """Memories a side added at a new path: those kept at it, and those about to move aside
+        because the other side added another file there."""
+        found: list[tuple[Side, str]] = []
+        for path, placed in self.ledger.final.items():
+            if not isinstance(placed, Placement) or placed.source != path:
+                continue
+            if path in self.sides.base:
+                continue
+            found.append((placed.side, path))
+        found += [(side, path) for side, path, _ in self.relocations if path not in self.sides.base]
+        return found
+
+    def _fold_copy(self, key: Key, keeper: Key, kind: str) -> None:
+        """Fold the copy ``key`` into ``keeper``: it leaves the merge (placed or about to be)."""
+        pending = [r for r in self.relocations if (r[0], r[1]) == key]
+        if pending:
+            self.relocations = [r for r in self.relocations if (r[0], r[1]) != key]
+            self.ledger.moved.add(key)
+        else:
+            self.ledger.drop(key)
+            self._reclaim(key[1])
+        self.ledger.fold(key, keeper, None)
+        self.cases.append((kind, keeper, key))
+
+    def _reclaim(self, path: str) -> None:
+        """A file left ``path``: the other side's file that was to move aside from it stays."""
+        waiting = [r for r in self.relocations if r[1] == path]
+        if not waiting or path in self.ledger.final:
+            return
+        side = waiting[0][0]
+        self.relocations.remove(waiting[0])
+        self.ledger.take(side, path)
+        self.cases = [c for c in self.cases if c[2] != (side, path)]
 
     def _moved_away_by_both(self) -> frozenset[str]:
         """Content hashes of base memories each side removed or replaced at their path (an
@@ -303,6 +363,13 @@ class _Merge:
             other_path=other_path,
             kept=self.ledger.root(kept)[0],
         )
+
+
+def _archived_from(archived: str, path: str) -> bool:
+    """``archived`` is where archiving ``path`` puts it (``archive/<YYYY>/<path>``, or that with
+    the ``-<n>`` an occupied archive path gets)."""
+    origin = origin_path(archived)
+    return origin is not None and (origin == path or _VARIANT.sub(r"\1", origin) == path)
 
 
 def _special(path: str) -> bool:

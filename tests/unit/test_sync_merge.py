@@ -447,3 +447,80 @@ def test_variants_insert_the_number_before_the_extension() -> None:
         variant(".gitignore", 3),
         variant("README", 2),
     ]
+
+
+def test_a_memory_moved_aside_on_one_side_and_archived_on_the_other_is_archived_once() -> None:
+    """One side's merge moved a memory aside (a slug collision), the other archived it: the
+    archive wins, and the moved copy folds into it instead of staying active beside it."""
+    a2 = "areas/inbox/a-2.html"
+    base = {A: memory("h1")}
+    ours = {A: memory("h5"), a2: memory("h1")}
+    theirs = {X: memory("h1", salt=1)}
+    plan = _plan(base, ours, theirs, later=THEIRS)
+    assert {A: OURS, X: THEIRS} == {
+        p: v.side for p, v in plan.final.items() if isinstance(v, Placement)
+    }
+    assert CASE_CONVERGED in {c.kind for c in plan.cases}
+
+
+def test_an_archive_copy_moved_aside_by_a_collision_still_converges() -> None:
+    """Both sides archived one memory, and one side's copy collided with another archived file
+    at its path: the two copies still converge on one, and the other file keeps the path."""
+    x2 = "archive/2026/areas/inbox/a-2.html"
+    base = {A: memory("h1"), B: memory("h8")}
+    ours = {X: memory("h1", salt=1), B: memory("h8")}
+    theirs = {X: memory("h8", salt=2), x2: memory("h1", salt=3)}
+    plan = _plan(base, ours, theirs, later=THEIRS)
+    held = {
+        path: _plain_hash(base, ours, theirs, placed)
+        for path, placed in plan.final.items()
+        if isinstance(placed, Placement)
+    }
+    assert {X: "h8", x2: "h1"} == held
+
+
+def _plain_hash(
+    base: dict[str, Version],
+    ours: dict[str, Version],
+    theirs: dict[str, Version],
+    placed: Placement,
+) -> str:
+    """The content hash of the file a placement holds."""
+    found = placed_version(MergeSides(base=base, ours=ours, theirs=theirs), placed).memory
+    assert found is not None
+    return found.content_hash
+
+
+def test_a_memory_archived_on_one_side_is_not_left_active_by_an_older_base() -> None:
+    """With a merge base older than the memory (criss-cross merges), one side added it and
+    archived it, the other only added it: the archive wins over the active copy it came from."""
+    base: dict[str, Version] = {}
+    ours = {X: memory("h1", salt=1)}
+    theirs = {A: memory("h1")}
+    plan = _plan(base, ours, theirs, later=THEIRS)
+    assert {X: OURS} == {p: v.side for p, v in plan.final.items() if isinstance(v, Placement)}
+
+
+def test_the_same_content_written_fresh_beside_an_unrelated_archive_stays_active() -> None:
+    """An archive copy from another path does not absorb an active memory with equal content:
+    on one machine, writing archived content again makes a new active memory too."""
+    base: dict[str, Version] = {}
+    ours = {"archive/2026/areas/inbox/old.html": memory("h1", salt=1)}
+    theirs = {A: memory("h1")}
+    plan = _plan(base, ours, theirs, later=THEIRS)
+    assert {A, "archive/2026/areas/inbox/old.html"} == set(plan.final)
+
+
+def test_an_archive_absorbs_its_active_copy_when_a_new_memory_took_the_old_path() -> None:
+    """One side archived a memory and wrote another at the freed path; the other side still
+    has the first one there: the new one keeps the path, the first is archived once."""
+    base: dict[str, Version] = {}
+    ours = {X: memory("h1", salt=1), A: memory("h2")}
+    theirs = {A: memory("h1")}
+    plan = _plan(base, ours, theirs, later=THEIRS)
+    held = {
+        path: _plain_hash(base, ours, theirs, placed)
+        for path, placed in plan.final.items()
+        if isinstance(placed, Placement)
+    }
+    assert {X: "h1", A: "h2"} == held
