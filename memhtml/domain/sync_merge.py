@@ -16,9 +16,11 @@ take that side's file. Where both changed one path:
   edit of a memory the other side moved (archived), which the edit then follows;
 - generated files keep ours (their ``merge=ours`` driver), the access sidecar merges rows.
 
-Across paths: two sides archiving one memory to different archive paths converge on the later
-copy, and the same new content written at two paths on two sides is kept once, at the earlier
-path (what the write path's dedup would have done on one machine). Links a side added to a
+Across paths: archive copies of one content added on both sides converge on the later copy
+(whatever the paths, and even when the merge base predates the memory); an active copy one side
+holds of a memory the other side archived folds into the archive copy; and the same new content
+written at two paths on two sides is kept once, at the earlier path (what the write path's dedup
+would have done on one machine). Links a side added to a
 file that moved or folded away are re-pointed. "Later" is the newer commit that changed the
 path on each side (:class:`Stamp`), so the plan does not depend on which side is ours, except
 for generated files.
@@ -253,8 +255,6 @@ class _Merge:
                 keys = [key for key in keys if not self._absorbed(key, archives, moved_away)]
                 found = {side: [p for s, p in keys if s == side] for side in SIDES}
             if not (found[OURS] and found[THEIRS]):
-                continue
-            if archived and content_hash not in moved_away:
                 continue
             ordered = sorted(keys, key=self.ledger.order)
             # An archive keeps the later copy (the latest stamps); new content the earlier

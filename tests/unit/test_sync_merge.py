@@ -524,3 +524,15 @@ def test_an_archive_absorbs_its_active_copy_when_a_new_memory_took_the_old_path(
         if isinstance(placed, Placement)
     }
     assert {X: "h1", A: "h2"} == held
+
+
+def test_archive_copies_of_one_content_converge_even_without_a_common_original() -> None:
+    """Each side archived the memory from where it had it (an older merge base holds neither):
+    one archive copy, the later one."""
+    x4 = "archive/2026/areas/inbox/a-4.html"
+    base: dict[str, Version] = {}
+    ours = {X: memory("h1", sb=N, salt=1)}
+    theirs = {x4: memory("h1", salt=2)}
+    plan = _plan(base, ours, theirs, later=THEIRS)
+    assert [x4] == [p for p, v in plan.final.items() if isinstance(v, Placement)]
+    assert (SetSupersededBy(target=N),) == plan.final[x4].edits  # type: ignore[union-attr]
