@@ -40,6 +40,7 @@ from memhtml.ports.errors import (
     VectorCoverageLow,
 )
 from memhtml.ports.git import PathRefused
+from memhtml.ports.git_remote import PushRejected, RemoteMissing, RemoteUnreachable
 from memhtml.ports.git_writer import GitLocked, HeadMoved
 
 # CLI.md §4, in its order, with its exit statuses.
@@ -69,6 +70,10 @@ SPEC_CODES = {
     # Appended for issue 14 (exit codes): an aborted batch and an unhealthy store.
     "ERR_BATCH_ABORTED": EXIT_RUNTIME,
     "ERR_STORE_UNHEALTHY": EXIT_RUNTIME,
+    # Appended for issue 19 (sync); codes are append-only.
+    "ERR_REMOTE_MISSING": EXIT_USAGE,
+    "ERR_REMOTE_UNREACHABLE": EXIT_RUNTIME,
+    "ERR_PUSH_REJECTED": EXIT_RUNTIME,
 }
 
 # One instance of every exception the command line must translate, with its code.
@@ -101,6 +106,12 @@ MAPPED: list[tuple[BaseException, str]] = [
     (StateCorrupt("attach state database"), "ERR_STORAGE_CORRUPT"),
     (GitLocked("/r/.git/index.lock", "git process 7 is running here"), "ERR_GIT_LOCKED"),
     (GitFailure("read HEAD"), "ERR_GIT"),
+    (RemoteMissing("origin"), "ERR_REMOTE_MISSING"),
+    (
+        RemoteUnreachable("fetch", "origin", "https://***@h/r.git", "timed out"),
+        "ERR_REMOTE_UNREACHABLE",
+    ),
+    (PushRejected("origin", "hook declined", moved=False), "ERR_PUSH_REJECTED"),
     (DiscriminationFailed("gate"), "ERR_DISCRIMINATION_FAILED"),
     (ExtraMissing("mcp", "mcp", "mcp"), "ERR_EXTRA_MISSING"),
     (UnknownTool("no such tool 'serch'"), "ERR_UNKNOWN_COMMAND"),

@@ -1,8 +1,8 @@
 """The contextual lexical documents in SQL: the twin of ``domain.lexical_context``.
 
 ``file_context`` holds the document of each indexed memory that has some context, and the
-path of the neighbour it quotes; ``context_fts`` indexes it (external content, kept in step by triggers, like
-``files_fts`` over ``files``). Triggers on ``files`` record every path whose row changed in
+path of the neighbour it quotes; ``context_fts`` indexes it (external content, kept in step by
+triggers, like ``files_fts`` over ``files``). Triggers on ``files`` record every path whose row changed in
 ``context_dirty`` (migration 0004), in the same transaction as the change. A refresh redoes
 the documents those changes can reach — the changed memories, every memory of their
 sessions, memories that quoted one of them as neighbour, memories linking to one of them —
