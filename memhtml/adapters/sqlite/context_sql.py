@@ -2,12 +2,12 @@
 
 ``file_context`` holds the document of each indexed memory that has some context, and the
 path of the neighbour it quotes; ``context_fts`` indexes it (external content, kept in step by
-triggers, like ``files_fts`` over ``files``). Triggers on ``files`` record every path whose row changed in
-``context_dirty`` (migration 0004), in the same transaction as the change. A refresh redoes
-the documents those changes can reach — the changed memories, every memory of their
-sessions, memories that quoted one of them as neighbour, memories linking to one of them —
-writes those that differ, and empties ``context_dirty``, all in one transaction. The contract
-suite pins the result to :func:`memhtml.domain.lexical_context.context_documents`.
+triggers, like ``files_fts`` over ``files``). Triggers on ``files`` record every path whose
+row changed in ``context_dirty`` (migration 0004), in the same transaction as the change. A
+refresh redoes the documents those changes can reach — the changed memories, every memory of
+their sessions, memories that quoted one of them as neighbour, memories linking to one of
+them — writes those that differ, and empties ``context_dirty``, all in one transaction. The
+contract suite pins the result to :func:`memhtml.domain.lexical_context.context_documents`.
 """
 
 from __future__ import annotations
