@@ -98,6 +98,7 @@ class MemoryTables:
     trace_files: dict[str, TraceFileRecord] = attrs.Factory(dict)
     trace_prompts: dict[tuple[str, str], StoredPrompt] = attrs.Factory(dict)
     traces: dict[str, SessionRow] = attrs.Factory(dict)
+    frame_key_rule: str = ""
     _fulltext: FullTextIndex | None = None
 
     @contextmanager
