@@ -74,20 +74,25 @@ def with_context(neighbours: Mapping[str, str]) -> Any:
     return project
 
 
-def neighbour_texts(converted: Any, mode: str) -> dict[str, str]:
-    """Per turn path, the text of its previous turn (``prev``) or both neighbours (``both``)
-    in the same session."""
+def neighbour_texts(converted: Any, parts: str) -> dict[str, str]:
+    """Per turn path, its context: ``prev`` and ``next`` add the neighbouring turn's text in
+    the same session, ``meta`` the tag and entity names (comma-separated parts)."""
+    chosen = set(parts.split(","))
     texts: dict[str, str] = {}
     ops = list(converted.ops)
     items = list(converted.items)
     for i, item in enumerate(items):
-        parts = []
-        if i > 0 and items[i - 1].session == item.session:
-            parts.append(ops[i - 1].request.claim)
-        if mode == "both" and i + 1 < len(items) and items[i + 1].session == item.session:
-            parts.append(ops[i + 1].request.claim)
-        if parts:
-            texts[item.path] = " ".join(parts)
+        extra = []
+        if "prev" in chosen and i > 0 and items[i - 1].session == item.session:
+            extra.append(ops[i - 1].request.claim)
+        if "next" in chosen and i + 1 < len(items) and items[i + 1].session == item.session:
+            extra.append(ops[i + 1].request.claim)
+        if "meta" in chosen:
+            request = ops[i].request
+            extra.extend(request.tags)
+            extra.extend(entity.partition(":")[2].replace("-", " ") for entity in request.entities)
+        if extra:
+            texts[item.path] = " ".join(extra)
     return texts
 
 
@@ -167,7 +172,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--mode", choices=("hybrid", "lexical"), default="hybrid")
     parser.add_argument("--tokenizer", choices=("unicode61", "porter"), default="unicode61")
     parser.add_argument("--conversations", type=int)
-    parser.add_argument("--context", choices=("none", "prev", "both"), default="none")
+    parser.add_argument(
+        "--context", default="none", help="none, or comma-separated parts: prev, next, meta"
+    )
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--set", action="append", default=[], help="name:json-kwargs variant")
     parser.add_argument("--out")

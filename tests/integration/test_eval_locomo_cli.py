@@ -212,7 +212,7 @@ def test_two_runs_compare_question_by_question(tmp_path: Path) -> None:
     report = data(compared)
     assert report["questions"] > 0
     assert {"base", "variant", "delta", "low", "high", "supported"} == set(
-        report["overall"]["turn R@10"]
+        report["overall"]["turn"]["recall10"]
     )
 
 

@@ -130,6 +130,7 @@ SHIPPED_COMMANDS = sorted(
         "search", "recall", "index rebuild", "index update", "index embed", "index status",
         "doctor", "state export", "state import", "manifest", "help", "eval discriminate",
         "eval locomo", "eval compare", "mcp", "trace scan", "trace list", "trace show",
+        "completion",
     ]
 )  # fmt: skip
 SHIPPED_RESPONSE_TYPES = sorted(
@@ -140,6 +141,7 @@ SHIPPED_RESPONSE_TYPES = sorted(
         "cli.manifest", "cli.help", "eval.discrimination", "eval.locomo", "eval.compare",
         "mcp.stopped",
         "trace.scan", "trace.list", "trace.detail",
+        "shell.completion",
     ]
 )  # fmt: skip
 

@@ -34,7 +34,7 @@ def test_a_gain_on_every_question_is_supported_and_category_five_is_left_out() -
     assert isinstance(overall, dict)
     assert 30 == report["questions"]
     assert (0.0, 1.0, 1.0, True) == tuple(
-        overall["turn R@10"][key] for key in ("base", "variant", "delta", "supported")
+        overall["turn"]["recall10"][key] for key in ("base", "variant", "delta", "supported")
     )
     assert {} == report["byCategory"]["1"]  # type: ignore[index]
 

@@ -72,14 +72,14 @@ def _metrics(
     base: Mapping[tuple[str, int], Question],
     variant: Mapping[tuple[str, int], Question],
 ) -> dict[str, object]:
-    report: dict[str, object] = {}
+    report: dict[str, dict[str, object]] = {}
     if not keys:
-        return report
-    for name, level, field in METRICS:
+        return {}
+    for _, level, field in METRICS:
         left = [_score(base[k], level, field) for k in keys]
         right = [_score(variant[k], level, field) for k in keys]
         interval = paired_bootstrap(left, right)
-        report[name] = {
+        report.setdefault(level, {})[field] = {
             "base": round(sum(left) / len(left), 4),
             "variant": round(sum(right) / len(right), 4),
             "delta": round(interval.mean, 4),
@@ -87,7 +87,7 @@ def _metrics(
             "high": round(interval.high, 4),
             "supported": interval.excludes_zero,
         }
-    return report
+    return dict(report)
 
 
 def _score(question: Question, level: str, field: str) -> float:
