@@ -17,6 +17,7 @@ from memhtml.app.errors import (
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
+    FactConflict,
     MissingArgument,
     RepoRequired,
     UnknownTool,
@@ -212,6 +213,15 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         exit_status=EXIT_RUNTIME,
         description="The command needs an optional extra that is not installed (memhtml[mcp]).",
         raised_by=(ExtraMissing,),
+    ),
+    ErrorCode(
+        code="ERR_FACT_CONFLICT",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "--on-conflict fail: a written memory states a live memory's relation with other "
+            "values; nothing is written for it."
+        ),
+        raised_by=(FactConflict,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

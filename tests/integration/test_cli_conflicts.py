@@ -1,0 +1,139 @@
+"""The conflict assist end to end: ``write``, ``correct`` and ``apply`` with each
+``--on-conflict`` value over a real repository and a real index, and ``doctor``'s lint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from tests.integration.test_cli_commands_store import (
+    Store,
+    commit_subjects,
+    data,
+    envelope,
+    invoke,
+    snapshot,
+)
+
+FIFTY: Final = "Each checkout API pod opens at most 50 Postgres connections."
+EIGHTY: Final = "Each checkout API pod opens at most 80 Postgres connections."
+
+
+def _write(claim: str, title: str, *flags: str) -> list[str]:
+    return ["write", "--title", title, "--type", "semantic", "--claim", claim, *flags]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """An initialized store holding the 50-connection fact."""
+    root = tmp_path / "store"
+    data(invoke(["init", "--repo", str(root)]))
+    store = Store(root)
+    store.ok(*_write(FIFTY, "Checkout pod connection cap"))
+    return store
+
+
+def _older(store: Store) -> str:
+    listed = store.ok("list")
+    paths = [item["path"] for item in listed["files"]]
+    assert 1 == len(paths), paths
+    return str(paths[0])
+
+
+def test_write_reports_the_conflict_by_default(store: Store) -> None:
+    """``report`` (the default): written, ``conflicts`` names the older memory and its gist."""
+    older = _older(store)
+    written = store.ok(*_write(EIGHTY, "Checkout pod connection cap raised"))
+    explicit = store.ok(
+        *_write(EIGHTY.replace("80", "90"), "Cap raised again", "--on-conflict", "report")
+    )
+    assert (True, [{"path": older, "gist": FIFTY}]) == (written["created"], written["conflicts"])
+    assert {older, written["path"]} == {c["path"] for c in explicit["conflicts"]}
+
+
+def test_write_fail_refuses_with_its_code_and_changes_nothing(store: Store) -> None:
+    """``fail``: ``ERR_FACT_CONFLICT``, exit 1, the repository untouched."""
+    before = snapshot(store.root)
+    result = store.run(*_write(EIGHTY, "Raised", "--on-conflict", "fail"))
+    failure = envelope(result)
+    assert (1, "ERR_FACT_CONFLICT", before) == (
+        result.exit_code,
+        failure["code"],
+        snapshot(store.root),
+    )
+    assert _older(store) in failure["error"]
+
+
+def test_write_without_a_conflict_reports_an_empty_list(store: Store) -> None:
+    """A different relation (a negation) under ``fail`` writes and reports nothing."""
+    written = store.ok(
+        *_write(
+            "Each checkout API pod never opens 80 Postgres connections.",
+            "Never eighty",
+            "--on-conflict",
+            "fail",
+        )
+    )
+    assert (True, []) == (written["created"], written["conflicts"])
+
+
+def test_correct_fail_lets_the_replacement_through(store: Store) -> None:
+    """The memory being corrected is no conflict, even under ``fail``."""
+    older = _older(store)
+    corrected = store.ok(
+        "correct", older, "--title", "Checkout pod connection cap", "--claim", EIGHTY,
+        "--on-conflict", "fail",
+    )  # fmt: skip
+    assert [] == corrected["conflicts"]
+
+
+def _batch(*claims: tuple[str, str]) -> str:
+    return "\n".join(
+        json.dumps({"op": "write", "title": title, "type": "semantic", "claim": claim})
+        for claim, title in claims
+    )
+
+
+BATCH: Final = _batch(
+    (EIGHTY, "Cap eighty"), ("The ledger lock is held for about 40 minutes.", "Ledger lock")
+)
+
+
+def test_apply_report_lists_conflicts_per_op(store: Store) -> None:
+    """Each write result carries its own ``conflicts``."""
+    older = _older(store)
+    applied = store.ok("apply", stdin=BATCH)
+    assert ([[{"path": older, "gist": FIFTY}], []], 2) == (
+        [r["conflicts"] for r in applied["results"]],
+        applied["summary"]["written"],
+    )
+
+
+def test_apply_fail_aborts_the_atomic_batch(store: Store) -> None:
+    """``fail``: the conflicting op refused, the other skipped, no commit."""
+    before = commit_subjects(store.root)
+    applied = store.ok("apply", "--on-conflict", "fail", stdin=BATCH)
+    assert (True, ["ERR_FACT_CONFLICT", None], before) == (
+        applied["aborted"],
+        [r["code"] for r in applied["results"]],
+        commit_subjects(store.root),
+    )
+
+
+def test_apply_fail_with_continue_commits_the_rest(store: Store) -> None:
+    """``fail`` with ``--continue-on-error``: only the agreeing write lands."""
+    applied = store.ok("apply", "--on-conflict", "fail", "--continue-on-error", stdin=BATCH)
+    assert ([False, True], 1, 2) == (
+        [r["ok"] for r in applied["results"]],
+        applied["summary"]["written"],
+        len(store.ok("list")["files"]),
+    )
+
+
+def test_an_unknown_mode_is_a_usage_error(store: Store) -> None:
+    """Anything but report or fail: ``ERR_INVALID_FLAG``, exit 2."""
+    result = store.run(*_write(EIGHTY, "Raised", "--on-conflict", "supersede"))
+    assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])
