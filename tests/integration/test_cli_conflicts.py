@@ -137,3 +137,38 @@ def test_an_unknown_mode_is_a_usage_error(store: Store) -> None:
     """Anything but report or fail: ``ERR_INVALID_FLAG``, exit 2."""
     result = store.run(*_write(EIGHTY, "Raised", "--on-conflict", "supersede"))
     assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])
+
+
+def test_doctor_lists_conflicts_and_contradictions_and_fix_leaves_them(store: Store) -> None:
+    """Two live memories on one relation with other values, and a ``contradicts`` link between
+    live memories, are doctor findings with paths and gists; ``--fix`` changes neither."""
+    older = _older(store)
+    newer = store.ok(*_write(EIGHTY, "Checkout pod connection cap raised"))["path"]
+    lock = store.ok(*_write("The ledger lock is held for about 40 minutes.", "Ledger lock"))
+    store.ok("link", lock["path"], "contradicts", older)
+    before = snapshot(store.root)
+    plain, fixed = store.ok("doctor"), store.ok("doctor", "--fix")
+    conflict = {
+        "frameKey": "each checkout api pod opens at most {number} postgres connections",
+        "memories": sorted(
+            [{"path": older, "gist": FIFTY}, {"path": newer, "gist": EIGHTY}],
+            key=lambda m: m["path"],
+        ),
+    }
+    contradiction = {
+        "srcPath": lock["path"],
+        "srcGist": "The ledger lock is held for about 40 minutes.",
+        "dstPath": older,
+        "dstGist": FIFTY,
+    }
+    for report in (plain, fixed):
+        assert ([conflict], [contradiction], False) == (
+            report["frameConflicts"],
+            report["contradictions"],
+            report["healthy"],
+        )
+    assert (before, 0, 0) == (
+        snapshot(store.root),
+        fixed["repaired"]["rewritten"],
+        fixed["repaired"]["dropped"],
+    )

@@ -7,15 +7,18 @@ import json
 from collections.abc import Mapping
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memhtml.app.apply_ops import ApplyOp, parse_apply_lines
 from memhtml.app.errors import FactConflict
 from memhtml.app.use_cases.apply import apply_batch
-from memhtml.app.use_cases.conflicts import ConflictingMemory
+from memhtml.app.use_cases.conflicts import ConflictingMemory, frame_conflicts
 from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.write_requests import WriteRequest
+from memhtml.ports.health import FrameClaim
 from tests.fakes.write_plane import FakeStore, fake_store
 
 FIFTY = "The checkout pool holds 50 connections per pod."
@@ -177,3 +180,38 @@ def test_an_archive_in_the_batch_clears_the_conflict(store: FakeStore) -> None:
         (result.results[0].ok, result.results[1].ok),
         result.results[1].conflicts,
     )
+
+
+claim_values = st.lists(
+    st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 3)), min_size=0, max_size=8
+)
+
+
+@given(claim_values)
+def test_doctor_groups_report_exactly_the_keys_holding_two_values(
+    drawn: list[tuple[str, int]],
+) -> None:
+    """A key is reported when its claims hold at least two distinct values, with every claim
+    on it; a key whose claims all agree is not."""
+    claims = [
+        FrameClaim(
+            frame_key=f"the {relation} pool holds {{number}} connections",
+            path=f"m{i}.html",
+            gist=f"The {relation} pool holds {value} connections.",
+        )
+        for i, (relation, value) in enumerate(drawn)
+    ]
+    found = frame_conflicts(claims)
+    values: dict[str, set[int]] = {}
+    for relation, value in drawn:
+        values.setdefault(relation, set()).add(value)
+    expected_keys = [
+        f"the {relation} pool holds {{number}} connections"
+        for relation in sorted(values)
+        if len(values[relation]) > 1
+    ]
+    assert expected_keys == [g.frame_key for g in found]
+    for group in found:
+        assert sorted(c.path for c in claims if c.frame_key == group.frame_key) == [
+            m.path for m in group.memories
+        ]

@@ -11,7 +11,8 @@ not compared with each other. A claim the batch itself archived or moved (its fi
 the staged tree) no longer counts, so ``correct`` never reports the memory it replaces.
 
 What a conflict does is the caller's policy (``--on-conflict``): ``report`` lists it beside the
-result, ``fail`` refuses the write before anything is committed.
+result, ``fail`` refuses the write before anything is committed. ``doctor`` lists the conflicts
+already in the store (``frame_conflicts``) and never resolves them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from memhtml.app.staged_tree import StagedTree
 from memhtml.domain.frame_key import frame_of, in_conflict
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.assist_lookup import AssistLookup
+from memhtml.ports.health import FrameClaim
 
 ON_CONFLICT_REPORT: Final = "report"
 """List conflicts beside the result; write anyway (the default)."""
@@ -84,6 +86,43 @@ def conflicts_for(
             if other is not None and in_conflict(frame, other):
                 mine.append(ConflictingMemory(path=claim.path, gist=claim.gist))
         found.append(tuple(sorted(mine, key=lambda m: m.path)))
+    return tuple(found)
+
+
+@attrs.frozen(kw_only=True)
+class FrameConflict:
+    """Live memories on one frame key that do not all state the same values (``doctor``).
+
+    Attributes:
+        frame_key: The relation they share.
+        memories: Every claim on the key, by path; with two or more distinct values among
+            them, each disagrees with at least one other.
+    """
+
+    frame_key: str
+    memories: tuple[ConflictingMemory, ...]
+
+
+def frame_conflicts(claims: Sequence[FrameClaim]) -> tuple[FrameConflict, ...]:
+    """The conflicts among live claims sharing keys (``HealthProbe.shared_frames``), by key.
+
+    A key whose claims all state the same values (restatements) is no conflict.
+    """
+    by_key: dict[str, list[FrameClaim]] = {}
+    for claim in claims:
+        by_key.setdefault(claim.frame_key, []).append(claim)
+    found: list[FrameConflict] = []
+    for key in sorted(by_key):
+        framed = [(c, frame_of(c.gist)) for c in by_key[key]]
+        values = {frame.values for _, frame in framed if frame is not None}
+        if len(values) < 2:
+            continue
+        memories = tuple(
+            ConflictingMemory(path=c.path, gist=c.gist)
+            for c, frame in sorted(framed, key=lambda pair: pair[0].path)
+            if frame is not None
+        )
+        found.append(FrameConflict(frame_key=key, memories=memories))
     return tuple(found)
 
 
