@@ -134,8 +134,8 @@ def test_apply_fail_with_continue_commits_the_rest(store: Store) -> None:
 
 
 def test_an_unknown_mode_is_a_usage_error(store: Store) -> None:
-    """Anything but report or fail: ``ERR_INVALID_FLAG``, exit 2."""
-    result = store.run(*_write(EIGHTY, "Raised", "--on-conflict", "supersede"))
+    """Anything but report, fail or supersede: ``ERR_INVALID_FLAG``, exit 2."""
+    result = store.run(*_write(EIGHTY, "Raised", "--on-conflict", "replace"))
     assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])
 
 
@@ -172,3 +172,40 @@ def test_doctor_lists_conflicts_and_contradictions_and_fix_leaves_them(store: St
         fixed["repaired"]["rewritten"],
         fixed["repaired"]["dropped"],
     )
+
+
+def _archived(store: Store) -> list[str]:
+    return sorted(
+        p.relative_to(store.root).as_posix() for p in (store.root / "archive").rglob("*.html")
+    )
+
+
+def test_write_supersede_archives_the_older_memory_in_one_commit(store: Store) -> None:
+    """``supersede``: one commit writes the new memory and archives the older one; the new
+    file links to the copy and the old file's successor is the new one."""
+    older = _older(store)
+    commits = len(commit_subjects(store.root))
+    written = store.ok(*_write(EIGHTY, "Cap raised", "--on-conflict", "supersede"))
+    (copy,) = _archived(store)
+    new = store.ok("read", written["path"])
+    old = store.ok("read", copy)
+    assert (
+        commits + 1,
+        [{"path": older, "gist": FIFTY}],
+        [{"rel": "supersedes", "href": "/" + copy}],
+        "/" + written["path"],
+        [written["path"]],
+    ) == (
+        len(commit_subjects(store.root)),
+        written["conflicts"],
+        [link for link in new["links"] if link["rel"] == "supersedes"],
+        old["metas"]["supersededBy"],
+        [f["path"] for f in store.ok("list")["files"]],
+    )
+
+
+def test_apply_supersede_leaves_one_live_fact(store: Store) -> None:
+    """A batch under ``supersede`` archives the older fact; doctor then finds no conflict."""
+    applied = store.ok("apply", "--on-conflict", "supersede", stdin=BATCH)
+    report = store.ok("doctor")
+    assert (False, 1, []) == (applied["aborted"], len(_archived(store)), report["frameConflicts"])

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memhtml.adapters.html import parse_memory
 from memhtml.app.apply_ops import ApplyOp, parse_apply_lines
 from memhtml.app.errors import FactConflict
 from memhtml.app.use_cases.apply import apply_batch
@@ -17,6 +18,7 @@ from memhtml.app.use_cases.conflicts import ConflictingMemory, frame_conflicts
 from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.model import MemoryDoc
 from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.health import FrameClaim
 from tests.fakes.write_plane import FakeStore, fake_store
@@ -84,9 +86,59 @@ def test_fail_refuses_before_anything_is_committed(store: FakeStore) -> None:
 
 
 def test_an_unknown_mode_is_refused_as_input(store: FakeStore) -> None:
-    """Only ``report`` and ``fail`` are modes."""
+    """Only ``report``, ``fail`` and ``supersede`` are modes."""
     with pytest.raises(InvalidInput):
-        write_memory(store.deps, _request(EIGHTY, "Other"), on_conflict="supersede")
+        write_memory(store.deps, _request(EIGHTY, "Other"), on_conflict="replace")
+
+
+ARCHIVED = "archive/2026/" + POOL
+
+
+def _head(store: FakeStore, path: str) -> MemoryDoc:
+    return parse_memory(store.files()[path])
+
+
+def test_supersede_archives_the_older_memory_in_the_same_commit(store: FakeStore) -> None:
+    """The older memory moves to the archive stamped superseded-by the new path; the new one
+    links to the copy with ``supersedes``; one commit; the conflict is still reported."""
+    before = len(store.commits)
+    result = write_memory(
+        store.deps, _request(EIGHTY, "Checkout pool size now"), on_conflict="supersede"
+    )
+    old, new = _head(store, ARCHIVED), _head(store, result.path)
+    assert (
+        before + 1,
+        False,
+        "/" + result.path,
+        (("supersedes", ARCHIVED),),
+        (ConflictingMemory(path=POOL, gist=FIFTY),),
+    ) == (
+        len(store.commits),
+        POOL in store.files(),
+        old.superseded_by,
+        tuple((link.rel, link.target) for link in new.links),
+        result.conflicts,
+    )
+
+
+def test_apply_supersede_archives_a_shared_older_memory_once(store: FakeStore) -> None:
+    """Two writes of one batch conflicting with one memory archive it once; both link to it."""
+    result = apply_batch(
+        store.deps,
+        _ops(_write_op(EIGHTY, "Pool eighty"), _write_op(FIFTY.replace("50", "70"), "Pool 70")),
+        on_conflict="supersede",
+    )
+    files = store.files()
+    links = [
+        tuple((link.rel, link.target) for link in _head(store, r.path or "").links)
+        for r in result.results
+    ]
+    archived = [p for p in files if p.startswith("archive/")]
+    assert ([ARCHIVED], [(("supersedes", ARCHIVED),)] * 2, False) == (
+        archived,
+        links,
+        result.aborted,
+    )
 
 
 def test_a_correction_never_conflicts_with_the_memory_it_replaces(store: FakeStore) -> None:

@@ -66,7 +66,8 @@ ON_CONFLICT: Final = Param(
     description=(
         "When a written memory states a live memory's relation with other values (the pool "
         "is 80, a live memory says 50): report lists it in conflicts; fail writes nothing "
-        "(ERR_FACT_CONFLICT)."
+        "(ERR_FACT_CONFLICT); supersede archives the older memory and links the new one to "
+        "it (supersedes), in the same commit."
     ),
 )
 

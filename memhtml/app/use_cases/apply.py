@@ -7,7 +7,10 @@ results come back in input order, one per op.
 The conflict assist runs once for the whole batch, after every op is staged (one lookup for
 all written keys). With ``on_conflict`` ``fail`` a conflicting write is a refused op: an atomic
 batch aborts at the first one; with ``continue_on_error`` the ops are first staged on a scratch
-tree to learn which writes conflict, then staged for real with those refused.
+tree to learn which writes conflict, then staged for real with those refused. With
+``supersede`` each conflicting write archives the older memories it conflicts with (once, if
+several writes name one); a supersede that cannot be staged (an older file with uncommitted
+edits) aborts the whole batch, ``continue_on_error`` or not, since its write is staged already.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.conflicts import (
     ON_CONFLICT_FAIL,
     ON_CONFLICT_REPORT,
+    ON_CONFLICT_SUPERSEDE,
     ConflictingMemory,
     WrittenClaim,
     checked_on_conflict,
@@ -42,6 +46,7 @@ from memhtml.app.use_cases.conflicts import (
 )
 from memhtml.app.use_cases.link import stage_link
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.app.use_cases.write import stage_write
 from memhtml.domain.commit_messages import OP_BATCH, batch_subject, commit_message
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
@@ -261,6 +266,24 @@ def _with_conflicts(deps: WriteDeps, tree: StagedTree, ran: Sequence[_Ran]) -> t
     )
 
 
+def _supersede_all(
+    deps: WriteDeps, tree: StagedTree, ops: Sequence[ApplyOp], ran: Sequence[_Ran]
+) -> _Ran | None:
+    """Stage each conflicting write's supersede; the refused op when one cannot be staged."""
+    archived: dict[str, str] = {}
+    now = deps.clock.now()
+    for r in ran:
+        if not r.result.conflicts or r.result.path is None:
+            continue
+        try:
+            stage_supersede(
+                deps, tree, r.result.path, r.result.conflicts, now=now, archived=archived
+            )
+        except OP_REFUSALS as error:
+            return _Ran(result=_refused(r.result.index, ops[r.result.index], error))
+    return None
+
+
 def _conflict_refusals(ran: Sequence[_Ran]) -> dict[int, Exception]:
     """``--on-conflict fail``: the refusal of each write that conflicts, by op index."""
     return {
@@ -321,6 +344,10 @@ def apply_batch(
         if aborted:
             return Plan(outcome=(ran, True), message=None)
         ran = _with_conflicts(deps, tree, ran)
+        if on_conflict == ON_CONFLICT_SUPERSEDE:
+            refused = _supersede_all(deps, tree, ops, ran)
+            if refused is not None:
+                return Plan(outcome=(_skipped_batch(ops, refused), True), message=None)
         if fails and not continue_on_error:
             first = next(iter(_conflict_refusals(ran).items()), None)
             if first is not None:

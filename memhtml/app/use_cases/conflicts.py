@@ -11,7 +11,8 @@ not compared with each other. A claim the batch itself archived or moved (its fi
 the staged tree) no longer counts, so ``correct`` never reports the memory it replaces.
 
 What a conflict does is the caller's policy (``--on-conflict``): ``report`` lists it beside the
-result, ``fail`` refuses the write before anything is committed. ``doctor`` lists the conflicts
+result, ``fail`` refuses the write before anything is committed, ``supersede`` archives the
+older memories in favour of the new one (``use_cases/supersede``). ``doctor`` lists the conflicts
 already in the store (``frame_conflicts``) and never resolves them.
 """
 
@@ -33,7 +34,9 @@ ON_CONFLICT_REPORT: Final = "report"
 """List conflicts beside the result; write anyway (the default)."""
 ON_CONFLICT_FAIL: Final = "fail"
 """Refuse a write that conflicts; nothing is committed for it."""
-ON_CONFLICT_MODES: Final = (ON_CONFLICT_REPORT, ON_CONFLICT_FAIL)
+ON_CONFLICT_SUPERSEDE: Final = "supersede"
+"""Archive the conflicting older memories, linked by ``supersedes``, in the same commit."""
+ON_CONFLICT_MODES: Final = (ON_CONFLICT_REPORT, ON_CONFLICT_FAIL, ON_CONFLICT_SUPERSEDE)
 
 
 @attrs.frozen(kw_only=True)

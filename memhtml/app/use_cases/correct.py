@@ -11,6 +11,7 @@ from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.conflicts import (
     ON_CONFLICT_FAIL,
     ON_CONFLICT_REPORT,
+    ON_CONFLICT_SUPERSEDE,
     ConflictingMemory,
     WrittenClaim,
     checked_on_conflict,
@@ -25,6 +26,7 @@ from memhtml.app.use_cases.memory_files import (
     text_of,
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.app.use_cases.write import active_holder, placed_path
 from memhtml.domain import meta_names
 from memhtml.domain.commit_messages import OP_CORRECT, commit_message
@@ -201,6 +203,8 @@ def correct_memory(
         (conflicts,) = conflicts_for(deps.assists, tree, [claim])
         if conflicts and on_conflict == ON_CONFLICT_FAIL:
             raise refuse_conflicts(path, conflicts)
+        if conflicts and on_conflict == ON_CONFLICT_SUPERSEDE:
+            stage_supersede(deps, tree, path, conflicts, now=deps.clock.now(), archived={})
         message = commit_message(
             OP_CORRECT,
             correction.title,

@@ -11,6 +11,7 @@ from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.conflicts import (
     ON_CONFLICT_FAIL,
     ON_CONFLICT_REPORT,
+    ON_CONFLICT_SUPERSEDE,
     ConflictingMemory,
     WrittenClaim,
     checked_on_conflict,
@@ -18,6 +19,7 @@ from memhtml.app.use_cases.conflicts import (
     refuse_conflicts,
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.domain.commit_messages import OP_WRITE, commit_message
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import Conflict
@@ -161,7 +163,8 @@ def write_memory(
     Order: the request is checked; the index is brought level with the tree (refusing on a
     stale index or a model mismatch); the file is rendered and re-parsed (any violation
     refuses, the tree untouched); dedup; placement; the conflict assist (one lookup; with
-    ``on_conflict`` ``fail`` a conflict refuses before the commit); one commit; one index
+    ``on_conflict`` ``fail`` a conflict refuses before the commit, with ``supersede`` the older
+    memories are archived in the same commit); one commit; one index
     update; a ``wrote`` session link when a session is named.
 
     Raises:
@@ -175,12 +178,15 @@ def write_memory(
     checked_on_conflict(on_conflict)
 
     def plan(tree: StagedTree) -> Plan[tuple[StagedWrite, tuple[ConflictingMemory, ...]]]:
-        staged = stage_write(deps, tree, request, now=deps.clock.now(), batch_hashes={})
+        now = deps.clock.now()
+        staged = stage_write(deps, tree, request, now=now, batch_hashes={})
         if staged.deduped:
             return Plan(outcome=(staged, ()), message=None)
         (conflicts,) = conflicts_for(deps.assists, tree, [staged.claim()])
         if conflicts and on_conflict == ON_CONFLICT_FAIL:
             raise refuse_conflicts(staged.path, conflicts)
+        if conflicts and on_conflict == ON_CONFLICT_SUPERSEDE:
+            stage_supersede(deps, tree, staged.path, conflicts, now=now, archived={})
         message = commit_message(
             OP_WRITE, staged.title, session_id=request.session_id, prompt_id=request.prompt_id
         )

@@ -94,7 +94,8 @@ def init() -> CommandResult:
     default=ON_CONFLICT_REPORT,
     show_default=True,
     help="When a written memory states a live memory's relation with other values: report it "
-    "in conflicts, or fail (ERR_FACT_CONFLICT, nothing written).",
+    "in conflicts, fail (ERR_FACT_CONFLICT, nothing written), or supersede (archive the older "
+    "one, linked by supersedes, in the same commit).",
 )
 @emits(
     "memory.written",
