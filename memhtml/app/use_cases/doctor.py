@@ -70,7 +70,8 @@ class DoctorReport:
         frame_conflicts: Live memories stating one relation with other values, by frame key
             (``use_cases/conflicts``); a person or agent resolves them, ``--fix`` never does.
         contradictions: ``contradicts`` links between two active memories, with both gists;
-            left to a person or agent as well.
+            left to a person or agent as well. Neither counts against ``healthy``, which
+            describes the store's machinery, not whether its facts agree.
         index_fresh: The watermark is at HEAD.
         index_head_sha, head_sha: The watermark and HEAD.
         embed_model_matches, stored_embed_model, configured_embed_model: The vector space.
@@ -143,7 +144,6 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         )
     healthy = (
         not (dangling or orphans or unparseable or low or not index_fresh or not matches)
-        and not (conflicts or contradictions)
         and ports.has_state
         and not needs_attention(ports.recovery)
     )
