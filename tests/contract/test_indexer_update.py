@@ -352,7 +352,7 @@ def test_an_index_built_with_another_tokenizer_is_retokenized_by_the_next_update
 
 
 def test_an_index_keyed_by_no_rule_is_rekeyed_by_the_next_update(store: Store) -> None:
-    """An index from before frame keys (migration 0004 records no rule, every key NULL): the
+    """An index from before frame keys (migration 0005 records no rule, every key NULL): the
     next update derives each row's key from its stored gist, keeps every vector, and the
     update after it has nothing to re-key."""
     from tests.fakes.progress import FakeProgress, PhaseRecord

@@ -52,8 +52,14 @@ def db(open_db: Opener) -> Database:
 def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> None:
     """A fresh open applies every shipped file in order, one ledger row each."""
     db = open_db()
-    index = ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql", "0004_frame_keys.sql")
-    assert (4, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    index = (
+        "0001_init.sql",
+        "0002_chunk_owner.sql",
+        "0003_trace_files.sql",
+        "0004_lexical_context.sql",
+        "0005_frame_keys.sql",
+    )
+    assert (5, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")
@@ -74,7 +80,13 @@ def test_open_without_state_attaches_nothing(open_db: Opener) -> None:
     assert (
         False,
         0,
-        ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql", "0004_frame_keys.sql"),
+        (
+            "0001_init.sql",
+            "0002_chunk_owner.sql",
+            "0003_trace_files.sql",
+            "0004_lexical_context.sql",
+            "0005_frame_keys.sql",
+        ),
     ) == (
         db.has_state,
         db.state_migrations_applied,

@@ -40,7 +40,13 @@ def test_shipped_directories_hold_the_init_files() -> None:
     index = [m.name for m in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))]
     state = [m.name for m in load_migrations(shipped_migrations(STATE_MIGRATIONS_DIR))]
     assert (
-        ["0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql", "0004_frame_keys.sql"],
+        [
+            "0001_init.sql",
+            "0002_chunk_owner.sql",
+            "0003_trace_files.sql",
+            "0004_lexical_context.sql",
+            "0005_frame_keys.sql",
+        ],
         ["S0001_init.sql"],
     ) == (index, state)
 
@@ -175,16 +181,16 @@ def test_has_state_needs_the_state_tables(tmp_path: Path) -> None:
 
 
 def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_path: Path) -> None:
-    """Opened by this release, an index built under 0001–0003 records no frame-key rule, which
-    is what makes the next update key its rows (0004); a fresh index records the same."""
+    """Opened by this release, an index built under 0001–0004 records no frame-key rule, which
+    is what makes the next update key its rows (0005); a fresh index records the same."""
     from memhtml.adapters.sqlite.index_store import SqliteIndexStore
 
     shipped = load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))
-    old = write_dir(tmp_path / "old", {m.name: m.sql for m in shipped if m.name < "0004"})
+    old = write_dir(tmp_path / "old", {m.name: m.sql for m in shipped if m.name < "0005"})
     with Database.open(tmp_path / "index.db", index_migrations=old) as db:
         before = db.migrations_applied
     with Database.open(tmp_path / "index.db") as db:
         after = (db.newly_applied, SqliteIndexStore(db).frame_key_rule())
     with Database.open(tmp_path / "fresh.db") as db:
         fresh = SqliteIndexStore(db).frame_key_rule()
-    assert (3, ("0004_frame_keys.sql",), "", "") == (before, *after, fresh)
+    assert (4, ("0005_frame_keys.sql",), "", "") == (before, *after, fresh)

@@ -113,10 +113,15 @@ def test_apply_report_lists_conflicts_per_op(store: Store) -> None:
 
 
 def test_apply_fail_aborts_the_atomic_batch(store: Store) -> None:
-    """``fail``: the conflicting op refused, the other skipped, no commit."""
+    """``fail``: the conflicting op refused, the other skipped, no commit; the aborted batch
+    is ``ERR_BATCH_ABORTED`` with every op's result in ``detail``."""
     before = commit_subjects(store.root)
-    applied = store.ok("apply", "--on-conflict", "fail", stdin=BATCH)
-    assert (True, ["ERR_FACT_CONFLICT", None], before) == (
+    result = store.run("apply", "--on-conflict", "fail", stdin=BATCH)
+    failure = envelope(result)
+    applied = failure["detail"]
+    assert (1, "ERR_BATCH_ABORTED", True, ["ERR_FACT_CONFLICT", None], before) == (
+        result.exit_code,
+        failure["code"],
         applied["aborted"],
         [r["code"] for r in applied["results"]],
         commit_subjects(store.root),

@@ -16,12 +16,14 @@ from memhtml.app.cli.errors import (
     error_code_for,
 )
 from memhtml.app.errors import (
+    BatchAborted,
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
     FactConflict,
     MissingArgument,
     RepoRequired,
+    StoreUnhealthy,
     UnknownTool,
 )
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
@@ -65,6 +67,9 @@ SPEC_CODES = {
     # Appended for issue 14 (crash recovery); codes are append-only.
     "ERR_GIT_LOCKED": EXIT_RUNTIME,
     "ERR_STORAGE_CORRUPT": EXIT_RUNTIME,
+    # Appended for issue 14 (exit codes): an aborted batch and an unhealthy store.
+    "ERR_BATCH_ABORTED": EXIT_RUNTIME,
+    "ERR_STORE_UNHEALTHY": EXIT_RUNTIME,
     # Appended for issue 21 (the conflict assist's --on-conflict fail).
     "ERR_FACT_CONFLICT": EXIT_RUNTIME,
 }
@@ -103,6 +108,8 @@ MAPPED: list[tuple[BaseException, str]] = [
     (DiscriminationFailed("gate"), "ERR_DISCRIMINATION_FAILED"),
     (ExtraMissing("mcp", "mcp", "mcp"), "ERR_EXTRA_MISSING"),
     (UnknownTool("no such tool 'serch'"), "ERR_UNKNOWN_COMMAND"),
+    (BatchAborted("aborted at op 2", detail={}), "ERR_BATCH_ABORTED"),
+    (StoreUnhealthy("1 dangling link", detail={}), "ERR_STORE_UNHEALTHY"),
     (sqlite3.OperationalError("near 'x': syntax error"), ERR_UNKNOWN),
     (KeyError("x"), ERR_UNKNOWN),
     (click.Abort(), ERR_UNKNOWN),

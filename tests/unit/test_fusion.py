@@ -42,16 +42,25 @@ def formula_score(
 
 
 def test_registry_holds_the_seed_arms_in_fold_order() -> None:
-    """The registry is fts, vector, recency, salience with weights 1, 0.5, 0.5, 0.4: the seed's
-    weights except vector, halved on our LoCoMo runs (DECISIONS 12)."""
-    expected = [("fts", 1.0), ("vector", 0.5), ("recency", 0.5), ("salience", 0.4)]
+    """The registry is fts, context, vector, recency, salience: the seed's arms and weights
+    except vector, halved on our LoCoMo runs (DECISIONS 12), plus the contextual full-text arm
+    (docs/ranking.md §2.5)."""
+    expected = [
+        ("fts", 1.0),
+        ("context", 1.0),
+        ("vector", 0.5),
+        ("recency", 0.5),
+        ("salience", 0.4),
+    ]
     assert expected == [(arm.name, arm.weight) for arm in RANK_ARMS]
 
 
 def test_each_arm_declares_what_it_needs() -> None:
-    """fts needs terms, vector a query vector, salience the state plane, recency nothing."""
+    """Both full-text arms need terms, vector a query vector, salience the state plane,
+    recency nothing."""
     expected = {
         "fts": frozenset({ArmNeed.QUERY_TERMS}),
+        "context": frozenset({ArmNeed.QUERY_TERMS}),
         "vector": frozenset({ArmNeed.QUERY_VECTOR}),
         "recency": frozenset(),
         "salience": frozenset({ArmNeed.STATE}),
@@ -67,7 +76,8 @@ def test_rrf_constant_is_twenty() -> None:
 def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
     """Without a query vector the vector arm leaves the fold and the rest keep registry order."""
     available = {ArmNeed.QUERY_TERMS, ArmNeed.STATE}
-    assert ["fts", "recency", "salience"] == [a.name for a in active_arms(available)]
+    expected = ["fts", "context", "recency", "salience"]
+    assert expected == [a.name for a in active_arms(available)]
 
 
 def test_active_arms_with_nothing_available_keep_recency() -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memhtml.adapters.html import parse_memory
+from memhtml.app.errors import StoreUnhealthy
 from memhtml.app.use_cases.conflicts import ConflictingMemory, FrameConflict
 from memhtml.app.use_cases.doctor import DoctorPorts, doctor_with, format_check
+from memhtml.app.use_cases.doctor_verdict import concerns, refuse_unhealthy
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.write_requests import WriteRequest
 from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
@@ -13,6 +17,7 @@ from tests.fakes.write_plane import FAKE_SPACE, FakeStore, fake_store
 
 POOL_KEY = "the pool holds {number} connections"
 LOCK_KEY = "the lock holds {duration}"
+UNPARSEABLE_FIX = "fix or remove the files listed under detail.unparseable, then commit"
 NOTE = WriteRequest(
     title="Ledger lock holds for 40 minutes",
     memory_type="semantic",
@@ -140,3 +145,44 @@ def test_frame_conflicts_and_contradictions_are_findings() -> None:
         report.contradictions,
         report.healthy,
     )
+    assert () == concerns(report)
+
+
+def test_a_healthy_report_passes_the_verdict() -> None:
+    """No concern, nothing raised: a healthy doctor exits 0 with its report."""
+    store = fake_store()
+    write_memory(store.deps, NOTE)
+    report = doctor_with(_ports(store))
+    assert () == concerns(report)
+    refuse_unhealthy(report, {"healthy": True})
+
+
+def test_each_unhealthy_condition_is_a_concern_with_its_fix() -> None:
+    """Every condition folded into healthy is named once, with the command that addresses it,
+    and the failure carries the report it was given as detail."""
+    store = fake_store()
+    write_memory(store.deps, NOTE)
+    store.git.write_file("areas/inbox/broken.html", b"<p>not a memory")
+    dangling = DanglingLink(src_path="a.html", rel="supports", dst_path="b.html", rewrite_to=None)
+    probe = FakeProbe(dangling=(dangling, dangling), orphans=("gone.html",))
+    report = doctor_with(_ports(store, probe, configured_model="other@1", has_state=False))
+    assert [
+        ("2 dangling links", "memhtml doctor --fix"),
+        ("1 orphan access row", "memhtml doctor --fix"),
+        ("1 memory file failing the format", UNPARSEABLE_FIX),
+        ("the index holds another model's vectors", "memhtml index rebuild --embed"),
+        ("no state plane", "memhtml state import"),
+    ] == [(c.what, c.fix) for c in concerns(report)]
+    with pytest.raises(StoreUnhealthy) as caught:
+        refuse_unhealthy(report, {"healthy": False})
+    assert (
+        "the store needs attention: 2 dangling links; 1 orphan access row; 1 memory file "
+        "failing the format; the index holds another model's vectors; no state plane",
+        (
+            "memhtml doctor --fix",
+            UNPARSEABLE_FIX,
+            "memhtml index rebuild --embed",
+            "memhtml state import",
+        ),
+        {"healthy": False},
+    ) == (str(caught.value), caught.value.suggestions, caught.value.detail)

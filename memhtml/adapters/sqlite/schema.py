@@ -53,6 +53,8 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # Tables a rebuild empties, children before parents, so each DELETE is valid with foreign keys
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
+    "file_context",
+    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",
@@ -79,6 +81,8 @@ MAIN_SCHEMA: Final = "main"
 MIGRATION_LEDGER: Final = "schema_migrations"
 
 FTS_INDEX_NAME: Final = "files_fts"
+CONTEXT_INDEX_NAME: Final = "context_fts"
+"""The contextual documents' full-text index (migration 0004), built with the same tokenizer."""
 FTS_COLUMN: Final = "fts_text"
 INDEX_STATE_TABLE: Final = "index_state"
 INDEX_STATE_ID: Final = 1
@@ -91,7 +95,7 @@ WRITE_BATCH_SIZE: Final = 500
 # Build-time settings of index.db that later code must compare against configuration.
 SETTINGS_TABLE: Final = "index_settings"
 FTS_TOKENIZER_SETTING: Final = "fts_tokenizer"
-# The frame-key derivation the stored keys were made with (migration 0004).
+# The frame-key derivation the stored keys were made with (migration 0005).
 FRAME_KEY_RULE_SETTING: Final = "frame_key_rule"
 
 # DECISIONS 12: the tokenizer is chosen when the index is built (MEMHTML_FTS_TOKENIZER) and
@@ -142,7 +146,8 @@ def migration_placeholders(tokenizer: str) -> dict[str, str]:
 
 
 def retokenize_fts_script(tokenizer: str) -> str:
-    """A script that rebuilds ``files_fts`` with another tokenizer and records the choice.
+    """A script that rebuilds ``files_fts`` and ``context_fts`` with another tokenizer and
+    records the choice.
 
     Run it through ``Database.script`` so it is one transaction: the triggers on ``files`` keep
     naming ``files_fts`` across the drop, and nothing writes between the drop and the create.
@@ -158,6 +163,10 @@ def retokenize_fts_script(tokenizer: str) -> str:
         f"CREATE VIRTUAL TABLE {FTS_INDEX_NAME} USING fts5({FTS_COLUMN}, content='files', "
         f"content_rowid='rowid', tokenize='{argument}');\n"
         f"INSERT INTO {FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('rebuild');\n"
+        f"DROP TABLE {CONTEXT_INDEX_NAME};\n"
+        f"CREATE VIRTUAL TABLE {CONTEXT_INDEX_NAME} USING fts5(text, content='file_context', "
+        f"content_rowid='rowid', tokenize='{argument}');\n"
+        f"INSERT INTO {CONTEXT_INDEX_NAME}({CONTEXT_INDEX_NAME}) VALUES ('rebuild');\n"
         f"INSERT INTO {SETTINGS_TABLE}(name, value) VALUES ('{FTS_TOKENIZER_SETTING}', "
         f"'{tokenizer}') ON CONFLICT(name) DO UPDATE SET value = excluded.value;\n"
     )

@@ -306,7 +306,7 @@ class StoreIndexer:
 
     def _align_frame_keys(self, progress: ProgressSink) -> None:
         """Key every row again when the stored keys were made by another derivation (an index
-        from before the conflict assist, migration 0004): from the stored gists, no parse."""
+        from before the conflict assist, migration 0005): from the stored gists, no parse."""
         store = self._context.store
         if store.frame_key_rule() == FRAME_KEY_RULE:
             return

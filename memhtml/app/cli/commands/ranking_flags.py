@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import click
 
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.fusion import RRF_K
+from memhtml.domain.fusion import RANK_ARMS, RRF_K
 from memhtml.domain.mmr import MMR_LAMBDA
 
 if TYPE_CHECKING:
@@ -50,7 +50,10 @@ def ranking_options(command: F) -> F:
         return command(*args, **kwargs)
 
     decorators = [
-        click.option("--arms", help="Comma-separated arms to run: fts,vector,recency,salience."),
+        click.option(
+            "--arms",
+            help="Comma-separated arms to run: " + ",".join(arm.name for arm in RANK_ARMS) + ".",
+        ),
         click.option(
             "--gate-priors/--no-gate-priors",
             default=False,
