@@ -31,15 +31,21 @@ from memhtml.app.apply_ops import (
     SessionDefaults,
     WriteOp,
 )
-from memhtml.app.errors import BatchAborted, DirtyTree, FactConflict
+from memhtml.app.errors import DirtyTree, FactConflict
 from memhtml.app.staged_tree import StagedTree
+from memhtml.app.use_cases.apply_results import (
+    ApplyResult,
+    ApplySummary,
+    OpResult,
+    refuse_aborted,
+    summary_of,
+)
 from memhtml.app.use_cases.archive import checked_reason, stage_archive
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.app.use_cases.conflicts import (
     ON_CONFLICT_FAIL,
     ON_CONFLICT_REPORT,
     ON_CONFLICT_SUPERSEDE,
-    ConflictingMemory,
     WrittenClaim,
     checked_on_conflict,
     conflicts_for,
@@ -53,6 +59,15 @@ from memhtml.domain.commit_messages import OP_BATCH, batch_subject, commit_messa
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
 from memhtml.ports.progress import NO_PROGRESS, PHASE_APPLYING, ProgressSink
 
+__all__ = [
+    "OP_REFUSALS",
+    "ApplyResult",
+    "ApplySummary",
+    "OpResult",
+    "apply_batch",
+    "refuse_aborted",
+]
+
 # What refuses one op. Anything else (storage, git, a bug) fails the whole command: it says
 # nothing about the op, and reporting it per op would hide a broken store behind exit 0.
 OP_REFUSALS: Final = (
@@ -64,67 +79,6 @@ OP_REFUSALS: Final = (
     DirtyTree,
     FactConflict,
 )
-
-
-@attrs.frozen(kw_only=True)
-class OpResult:
-    """One op's outcome (camelCase in the envelope, like every other result).
-
-    Attributes:
-        index: 0-based position in the batch (blank lines not counted).
-        op: ``write``, ``link`` or ``archive``.
-        ok: The op took effect (or deduped); False when refused or skipped.
-        path: The written file, the existing one when deduped, the link's source, or the
-            archive destination.
-        deduped: A write whose content already lives at ``existing_path``.
-        existing_path: That path, when deduped.
-        code, error: The ``ERR_*`` code and message of a refused op.
-        skipped: Not run, or rolled back, because the atomic batch aborted.
-        conflicts: For a write, the live memories stating its relation with other values.
-    """
-
-    index: int
-    op: str
-    ok: bool
-    path: str | None = None
-    deduped: bool = False
-    existing_path: str | None = None
-    code: str | None = None
-    error: str | None = None
-    skipped: bool = False
-    conflicts: tuple[ConflictingMemory, ...] = ()
-
-
-@attrs.frozen(kw_only=True)
-class ApplySummary:
-    """Counts over the results."""
-
-    total: int
-    written: int
-    deduped: int
-    linked: int
-    archived: int
-    failed: int
-    skipped: int
-
-
-@attrs.frozen(kw_only=True)
-class ApplyResult:
-    """``batch.applied``.
-
-    Attributes:
-        results: One per op, in input order.
-        summary: The counts.
-        commit_sha: The batch's one commit, or ``None`` when nothing was committed.
-        aborted: An atomic batch stopped at a refused op.
-        indexed: False only when the commit landed and the index pass after it failed.
-    """
-
-    results: tuple[OpResult, ...]
-    summary: ApplySummary
-    commit_sha: str | None
-    aborted: bool
-    indexed: bool
 
 
 @attrs.frozen(kw_only=True)
@@ -192,21 +146,6 @@ def _refused(index: int, op: ApplyOp, error: Exception) -> OpResult:
 def _op_name(op: ApplyOp) -> str:
     return (
         OP_WRITE if isinstance(op, WriteOp) else OP_LINK if isinstance(op, LinkOp) else OP_ARCHIVE
-    )
-
-
-def _summary(results: Sequence[OpResult]) -> ApplySummary:
-    def count(op: str) -> int:
-        return sum(1 for r in results if r.ok and r.op == op and not r.deduped)
-
-    return ApplySummary(
-        total=len(results),
-        written=count(OP_WRITE),
-        deduped=sum(1 for r in results if r.ok and r.deduped),
-        linked=count(OP_LINK),
-        archived=count(OP_ARCHIVE),
-        failed=sum(1 for r in results if not r.ok and not r.skipped),
-        skipped=sum(1 for r in results if r.skipped),
     )
 
 
@@ -372,32 +311,8 @@ def apply_batch(
     results = tuple(r.result for r in ran)
     return ApplyResult(
         results=results,
-        summary=_summary(results),
+        summary=summary_of(results),
         commit_sha=landed.commit_sha,
         aborted=aborted,
         indexed=landed.indexed,
-    )
-
-
-def refuse_aborted(result: ApplyResult, detail: Mapping[str, object]) -> None:
-    """Raise when an atomic batch aborted, so every edge reports it as a failure.
-
-    ``aborted: true`` used to come back as a success (exit 0), and a script that checked only
-    the exit status took a batch that wrote nothing for one that landed. ``detail`` is the
-    edge's shaping of ``result`` (``batch.applied`` data), carried whole by the error.
-
-    Raises:
-        BatchAborted: ``result.aborted``; the message names the refused op and its code.
-    """
-    if not result.aborted:
-        return
-    refused = next(r for r in result.results if not r.ok and not r.skipped)
-    raise BatchAborted(
-        f"the batch was aborted at op index {refused.index} ({refused.op}): {refused.code}: "
-        f"{refused.error}; nothing was written",
-        detail=detail,
-        suggestions=(
-            f"fix or drop op index {refused.index}, then run the batch again",
-            "memhtml apply --continue-on-error (commits the ops that succeed)",
-        ),
     )
