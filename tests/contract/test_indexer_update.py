@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from memhtml.adapters.sqlite.connection import Database, Write
+from memhtml.adapters.sqlite.connection import Database, Plan, Write
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import FakeHarness
@@ -258,6 +258,12 @@ class FailingDatabase(Database):
         if self.armed and any("INSERT INTO files" in sql for sql, _ in writes):
             raise StorageFailure("injected")
         super().write_all(writes, operation=operation)
+
+    def write_planned(self, plan: Plan, *, operation: str | None = None) -> None:
+        """Fail projections while armed (they are planned writes); otherwise write."""
+        if self.armed and operation == "project files":
+            raise StorageFailure("injected")
+        super().write_planned(plan, operation=operation)
 
 
 def test_failed_update_keeps_the_watermark_and_is_replayed() -> None:

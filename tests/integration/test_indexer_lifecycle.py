@@ -154,6 +154,12 @@ class DiesAfterTruncate(Database):
             raise RuntimeError("killed")
         super().write_all(writes, operation=operation)
 
+    def write_planned(self, plan: Any, *, operation: str | None = None) -> None:
+        """Raise on the first projection batch while armed (projections are planned writes)."""
+        if self.armed and operation == "project files":
+            raise RuntimeError("killed")
+        super().write_planned(plan, operation=operation)
+
 
 def test_rebuild_killed_after_truncate_is_resumed_by_the_next_update(repo: Repository) -> None:
     """head_sha stays NULL after the kill; the next update, finding no rebuild running, runs

@@ -153,16 +153,25 @@ def updated_index(
     A path in ``stamped`` gets its working file's stat data, as ``git add`` would; any other
     gets none, so status re-hashes it and sees whether the working file is the blob.
     """
+    kept, added, _ = updated_entries(records, root, edits, stamped)
+    return index_bytes([*kept, *added])
+
+
+def updated_entries(
+    records: Iterable[IndexRecord], root: Path, edits: Iterable[IndexEdit], stamped: set[str]
+) -> tuple[list[IndexRecord], list[IndexRecord], set[bytes]]:
+    """``updated_index``'s parts: the untouched records, the new ones, the paths edited."""
     edit_list = list(edits)
     changed = {edit.path.encode("utf-8") for edit in edit_list}
     kept = [record for record in records if record.path not in changed]
+    added: list[IndexRecord] = []
     for edit in edit_list:
         if edit.blob is None:
             continue
         sha, mode = edit.blob
         stamp = _stamp(root / edit.path) if edit.path in stamped else UNSTAMPED
-        kept.append(encode_entry(edit.path.encode("utf-8"), sha.encode("ascii"), mode, stamp))
-    return index_bytes(kept)
+        added.append(encode_entry(edit.path.encode("utf-8"), sha.encode("ascii"), mode, stamp))
+    return kept, added, changed
 
 
 def tree_records(repo: Repo, commit: str) -> list[IndexRecord]:

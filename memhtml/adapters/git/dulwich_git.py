@@ -34,6 +34,7 @@ from memhtml.adapters.git.repository import (
     working_path,
 )
 from memhtml.adapters.git.status import working_tree_status
+from memhtml.adapters.git.status_cache import StatusCache
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import DiffEntry, StatusEntry, TreeEntry, blob_sha, check_repo_path
 
@@ -53,9 +54,15 @@ class DulwichGit:
     now, including commits another process just landed.
     """
 
-    def __init__(self, root: str | Path) -> None:
-        """Bind the port to a repository root (a working tree, or a bare repository)."""
+    def __init__(self, root: str | Path, *, status_cache: Path | None = None) -> None:
+        """Bind the port to a repository root (a working tree, or a bare repository).
+
+        ``status_cache`` names a file where status keeps what later calls, in this process or
+        another, can reuse (``status_cache``); without it status still reuses what this
+        process computed for the same index and HEAD, but lists every directory.
+        """
         self._root = str(root)
+        self._status_cache = StatusCache(status_cache)
 
     def head(self) -> str | None:
         """See ``GitPort.head``."""
@@ -108,7 +115,7 @@ class DulwichGit:
         """See ``GitPort.status``."""
         with git_operation(STATUS_OPERATION), open_repository(self._root, STATUS_OPERATION) as repo:
             require_worktree(repo, STATUS_OPERATION)
-            return working_tree_status(repo)
+            return working_tree_status(repo, self._status_cache)
 
     def hash_working_file(self, path: str) -> str:
         """See ``GitPort.hash_working_file``."""

@@ -17,7 +17,7 @@ from dulwich.refs import HEADREF
 from dulwich.repo import Repo
 
 from memhtml.adapters.git import journal as journals
-from memhtml.adapters.git.commit_finish import updated_index
+from memhtml.adapters.git.commit_finish import updated_entries
 from memhtml.adapters.git.commit_steps import (
     base_node,
     check_working_paths,
@@ -28,7 +28,8 @@ from memhtml.adapters.git.commit_steps import (
 )
 from memhtml.adapters.git.failures import git_operation
 from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity, resolve_identity
-from memhtml.adapters.git.index_file import read_index
+from memhtml.adapters.git.index_file import IndexRecord, index_bytes, read_index_bytes
+from memhtml.adapters.git.index_snapshot import index_key
 from memhtml.adapters.git.leftovers import LOCK_SUFFIX
 from memhtml.adapters.git.locks import inode_of
 from memhtml.adapters.git.recovery import git_dir_of, quick_look, run_recovery
@@ -39,6 +40,7 @@ from memhtml.adapters.git.repository import (
     require_worktree,
     tree_path_lookup,
 )
+from memhtml.adapters.git.status_cache import NO_INDEX, remember_written_index
 from memhtml.adapters.git.working_tree import apply_change_set
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
 from memhtml.faults import fault_point
@@ -148,7 +150,7 @@ class DulwichGitWriter:
             with lock:
                 try:
                     fault_point("commit.locked")
-                    records = read_index(repo.index_path())
+                    before, records = _index_now(repo.index_path())
                     actual = head_commit(repo)
                     found = None if actual is None else actual.decode("ascii")
                     if found != expected_head:
@@ -180,8 +182,15 @@ class DulwichGitWriter:
                     # own changes as staged reversals. The journal then stays, so the next
                     # recovery writes the files that are missing.
                     written = {write.path for write in changes.writes}
-                    lock.write(updated_index(records, root, index_edits(edits), written))
+                    kept, added, edited = updated_entries(
+                        records, root, index_edits(edits), written
+                    )
+                    after = index_bytes([*kept, *added])
+                    lock.write(after)
                     lock.close()
+                    remember_written_index(
+                        repo.index_path(), before, after, (edited, added), (base_tree, commit.tree)
+                    )
             fault_point("commit.index")
             journals.remove(journal)
             return commit.id.decode("ascii")
@@ -258,6 +267,16 @@ class DulwichGitWriter:
         commit.message = (message.rstrip("\n") + "\n").encode("utf-8")
         store.add_object(commit)
         return commit
+
+
+def _index_now(index_path: str) -> tuple[bytes, list[IndexRecord]]:
+    """The index's content key and its records (none, keyed ``NO_INDEX``, when it is missing)."""
+    try:
+        with open(index_path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return NO_INDEX, []
+    return index_key(data), read_index_bytes(data)
 
 
 def _is_repository(root: Path) -> bool:

@@ -69,6 +69,15 @@ def read_index(index_path: str) -> list[IndexRecord]:
             data = handle.read()
     except FileNotFoundError:
         return []
+    return read_index_bytes(data)
+
+
+def read_index_bytes(data: bytes) -> list[IndexRecord]:
+    """Every entry of the index file ``data``, in file order.
+
+    Raises:
+        ValueError: The bytes are not an index or their checksum does not match.
+    """
     if len(data) < _HEADER.size + _CHECKSUM_LENGTH:
         raise ValueError("truncated index")
     signature, version, count = _HEADER.unpack_from(data)
@@ -201,18 +210,21 @@ def tree_id(records: Iterable[IndexRecord]) -> bytes:
     Lets status compare the index with HEAD in one step, without building tree objects; a
     mismatch only sends it down the slower path that finds which paths differ.
     """
+    return tree_digest((r.path, r.sha, r.mode) for r in records if not r.stage)
+
+
+def tree_digest(entries: Iterable[tuple[bytes, bytes, int]]) -> bytes:
+    """The id (hex) of the tree holding ``(path, hex sha, mode)`` entries (see ``tree_id``)."""
     root: _Node = {}
-    for record in records:
-        if record.stage:
-            continue
-        *directories, name = record.path.split(b"/")
+    for path, sha, mode in entries:
+        *directories, name = path.split(b"/")
         node = root
         for directory in directories:
             child = node.setdefault(directory, {})
             if not isinstance(child, dict):
                 raise ValueError("index holds a file and a directory at one path")
             node = child
-        node[name] = (record.mode, record.sha)
+        node[name] = (mode, sha)
     return _tree_digest(root).hex().encode("ascii")
 
 

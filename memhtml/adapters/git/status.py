@@ -2,9 +2,12 @@
 
 Read-only: unlike ``porcelain.status`` this never refreshes the index's stat cache, because
 rewriting the index from a snapshot read before a concurrent commit would drop that commit's
-entries. Sized for a 10,000-file store: the index is decoded in bulk, staged changes are found
-by hashing the index into trees and walking only the subtrees that differ from HEAD's, and
-untracked files come from one walk that asks the ignore rules only about untracked paths.
+entries. Sized for a 10,000-file store, and for being asked on every read: the index is
+decoded once per content (``index_snapshot``), staged changes are computed once per index and
+HEAD (hashing the index into trees and walking only the subtrees that differ from HEAD's),
+each tracked file costs one ``lstat`` unless its stat data cannot vouch for it, and untracked
+files come from one walk that lists only the directories that changed (``untracked``).
+What is reused between calls, and why it stays exact, is in ``status_cache``.
 """
 
 from __future__ import annotations
@@ -12,54 +15,78 @@ from __future__ import annotations
 import os
 import stat
 from collections import defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Container, Iterator
+from operator import attrgetter
 from typing import Final, Literal
 
 from dulwich.diff_tree import CHANGE_ADD, CHANGE_DELETE, tree_changes
-from dulwich.ignore import IgnoreFilterManager
 from dulwich.index import commit_tree
 from dulwich.object_store import MemoryObjectStore, OverlayObjectStore
 from dulwich.objects import S_ISGITLINK, ObjectID
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
-from memhtml.adapters.git.index_file import IndexRecord, read_index, tree_id
+from memhtml.adapters.git.index_snapshot import (
+    IndexSnapshot,
+    index_key,
+    read_snapshot,
+    snapshot_of,
+)
 from memhtml.adapters.git.repository import (
     commit_tree_or_empty,
     decode_path,
     head_commit,
     is_file_mode,
 )
+from memhtml.adapters.git.status_cache import (
+    EMPTY_TREE,
+    NO_INDEX,
+    StatusCache,
+    head_tree,
+    remember_head_tree,
+    remember_snapshot,
+    remember_staged,
+    remembered_snapshot,
+    staged_changes,
+)
+from memhtml.adapters.git.untracked import untracked_paths
 from memhtml.ports.git import StatusEntry, blob_sha
 
 WorkingState = Literal["clean", "modified", "deleted"]
 _BlobKey = tuple[bytes, int]
-_GIT_DIR: Final = ".git"
-# What an index with no entries hashes to, and what an unborn HEAD stands for.
-_EMPTY_TREE: Final = b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_WORD: Final = 0xFFFFFFFF
+# What ``IndexSnapshot.signatures`` holds per path, read off an ``os.lstat`` result.
+_SIGNATURE: Final = attrgetter("st_mtime_ns", "st_ctime_ns", "st_size")
 
 
-def working_tree_status(repo: Repo) -> tuple[StatusEntry, ...]:
-    """Every uncommitted path, one entry each, ordered by path (see ``GitPort.status``)."""
-    tracked: dict[bytes, IndexRecord] = {}
-    unmerged: set[bytes] = set()
-    for record in read_index(repo.index_path()):
-        if record.stage:
-            unmerged.add(record.path)
-        else:
-            tracked[record.path] = record
-    for conflicted in unmerged:
-        tracked.pop(conflicted, None)
-    changed = _staged_changes(repo, tracked, unmerged)
+def working_tree_status(repo: Repo, cache: StatusCache | None = None) -> tuple[StatusEntry, ...]:
+    """Every uncommitted path, one entry each, ordered by path (see ``GitPort.status``).
+
+    ``cache`` keeps what can be reused between calls (``status_cache``); without one, only
+    this process's content-addressed memos are used and every directory is listed.
+    """
+    cache = cache if cache is not None else StatusCache(None)
     root = os.fsencode(repo.path)
-    racy_after = _index_mtime_ns(repo)
-    for tracked_path, record in tracked.items():
-        if tracked_path in changed or S_ISGITLINK(record.mode):
-            continue
-        if _working_state(root, tracked_path, record, racy_after) != "clean":
-            changed[tracked_path] = None
-    for untracked in _untracked(repo, tracked.keys() | unmerged):
+    index_path = repo.index_path()
+    data, racy_after = _read_index_file(index_path)
+    snapshot = _snapshot(index_path, data, cache.load(root), cache)
+    head = head_commit(repo)
+    tree = _head_tree(repo, head, cache)
+    changed = _staged(repo, snapshot, tree, cache)
+    for dirty, state in _dirty_tracked(root, snapshot, changed, racy_after):
+        if state != "clean":
+            changed[dirty] = None
+    tracked = set(snapshot.paths)
+    tracked.update(snapshot.unmerged)
+    for untracked in untracked_paths(repo, tracked, cache):
         changed.setdefault(untracked, None)
+    staged_memo = staged_changes(snapshot.key, tree)
+    cache.save(
+        root,
+        snapshot,
+        None if head is None else (head, tree),
+        None if staged_memo is None else (tree, staged_memo),
+    )
 
     entries: list[StatusEntry] = []
     for raw_path, raw_source in changed.items():
@@ -72,24 +99,112 @@ def working_tree_status(repo: Repo) -> tuple[StatusEntry, ...]:
     return tuple(sorted(entries, key=lambda entry: entry.path))
 
 
+def _read_index_file(index_path: str) -> tuple[bytes | None, int]:
+    """The index file's bytes and its mtime (``None`` and 0 when there is no index)."""
+    try:
+        with open(index_path, "rb") as handle:
+            mtime = os.fstat(handle.fileno()).st_mtime_ns
+            return handle.read(), mtime
+    except FileNotFoundError:
+        return None, 0
+
+
+def _snapshot(
+    index_path: str, data: bytes | None, from_disk: IndexSnapshot | None, cache: StatusCache
+) -> IndexSnapshot:
+    """The snapshot of ``data``: remembered in this process, read from the cache, or decoded."""
+    key = NO_INDEX if data is None else index_key(data)
+    found = remembered_snapshot(index_path, key)
+    if found is None and from_disk is not None and from_disk.key == key:
+        found = from_disk
+    if found is None:
+        found = snapshot_of(NO_INDEX, ()) if data is None else read_snapshot(data)
+        cache.dirty = True
+    remember_snapshot(index_path, found)
+    return found
+
+
+def _head_tree(repo: Repo, head: ObjectID | None, cache: StatusCache) -> bytes | None:
+    """The tree HEAD's commit holds (``None`` on an unborn branch)."""
+    if head is None:
+        return None
+    known, tree = head_tree(head)
+    if not known:
+        tree = commit_tree_or_empty(repo, head.decode("ascii"))
+        remember_head_tree(head, tree)
+        cache.dirty = True
+    return tree
+
+
+def _staged(
+    repo: Repo, snapshot: IndexSnapshot, tree: bytes | None, cache: StatusCache
+) -> dict[bytes, bytes | None]:
+    """Paths whose index entry differs from HEAD, remembered per (index, HEAD tree)."""
+    remembered = staged_changes(snapshot.key, tree)
+    if remembered is not None:
+        return dict(remembered)
+    if not snapshot.tree_known:
+        cache.dirty = True
+    if snapshot.tree() == (tree if tree is not None else EMPTY_TREE):
+        changes: dict[bytes, bytes | None] = {}
+    else:
+        changes = _staged_changes(repo, snapshot, tree)
+    remember_staged(snapshot.key, tree, changes)
+    cache.dirty = True
+    return changes
+
+
+def _dirty_tracked(
+    root: bytes, snapshot: IndexSnapshot, skip: Container[bytes], racy_after: int
+) -> Iterator[tuple[bytes, WorkingState]]:
+    """The working state of every tracked path whose stat data cannot vouch for it.
+
+    One ``lstat`` per path, compared in bulk: mtime, ctime and size are trusted only for an
+    entry stamped before the index file itself was written (``_working_state``); anything
+    else is read and hashed. A type change comes with a new ctime, so it never passes.
+    """
+    full = snapshot.full_paths(root)
+    expected = snapshot.signatures()
+    try:
+        observed: list[tuple[int, int, int] | None] = list(map(_SIGNATURE, map(os.lstat, full)))
+    except (FileNotFoundError, NotADirectoryError):
+        observed = [_signature_or_none(path) for path in full]
+    suspects: set[int] = set()
+    if observed != expected:
+        pairs = zip(observed, expected, strict=True)
+        suspects.update(position for position, (a, b) in enumerate(pairs) if a != b)
+    if snapshot.newest_mtime() >= racy_after:
+        mtimes = snapshot.mtimes
+        suspects.update(position for position, mtime in enumerate(mtimes) if mtime >= racy_after)
+    for position in sorted(suspects):
+        path = snapshot.paths[position]
+        if path in skip or S_ISGITLINK(snapshot.modes[position]):
+            continue
+        yield path, _working_state(root, path, snapshot.sha(position))
+
+
+def _signature_or_none(full: bytes) -> tuple[int, int, int] | None:
+    try:
+        return _SIGNATURE(os.lstat(full))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
 def _staged_changes(
-    repo: Repo, tracked: dict[bytes, IndexRecord], unmerged: set[bytes]
+    repo: Repo, snapshot: IndexSnapshot, head_tree: bytes | None
 ) -> dict[bytes, bytes | None]:
     """Paths whose index entry differs from HEAD; a staged rename maps to its source."""
-    head = head_commit(repo)
-    head_tree = commit_tree_or_empty(repo, None if head is None else head.decode("ascii"))
-    index_tree = tree_id(tracked.values())
-    if index_tree == (head_tree if head_tree is not None else _EMPTY_TREE):
-        return {}
+    unmerged = snapshot.unmerged
     scratch = MemoryObjectStore()
     index_tree_built = commit_tree(
-        scratch, ((path, ObjectID(r.sha), r.mode) for path, r in tracked.items())
+        scratch, ((path, ObjectID(sha), mode) for path, sha, mode in snapshot.entries())
     )
     store = OverlayObjectStore([scratch, repo.object_store])
     adds: dict[bytes, _BlobKey] = {}
     deletes: dict[bytes, _BlobKey] = {}
     changed: dict[bytes, bytes | None] = {}
-    for change in tree_changes(store, head_tree, index_tree_built):
+    base = None if head_tree is None else ObjectID(head_tree)
+    for change in tree_changes(store, base, index_tree_built):
         old, new = _blob_key(change.old), _blob_key(change.new)
         entry = change.new if change.new is not None else change.old
         path = None if entry is None else entry.path
@@ -123,19 +238,12 @@ def _blob_key(entry: GitTreeEntry | None) -> _BlobKey | None:
     return entry.sha, stat.S_IFMT(entry.mode)
 
 
-def _index_mtime_ns(repo: Repo) -> int:
-    try:
-        return os.stat(repo.index_path()).st_mtime_ns
-    except FileNotFoundError:
-        return 0
+def _working_state(root: bytes, path: bytes, sha: bytes) -> WorkingState:
+    """Compare one working file with its index entry by content.
 
-
-def _working_state(root: bytes, path: bytes, record: IndexRecord, racy_after: int) -> WorkingState:
-    """Compare one working file with its index entry.
-
-    Size, mtime and ctime are trusted only for an entry stamped before the index file itself
-    was written: a file changed within the same timestamp tick as the index write keeps all
-    three, and would otherwise pass as clean (git's "racy git" rule).
+    Reached only when the stat data cannot vouch for the file: it changed, or the entry was
+    stamped in the same timestamp tick as the index file was written, where a later edit
+    could keep size, mtime and ctime (git's "racy git" rule).
     """
     full = os.path.join(root, path)
     try:
@@ -144,48 +252,12 @@ def _working_state(root: bytes, path: bytes, record: IndexRecord, racy_after: in
         return "deleted"
     if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
         return "deleted"
-    unchanged = (
-        record.size == info.st_size & 0xFFFFFFFF
-        and record.mtime_ns == info.st_mtime_ns
-        and record.ctime_ns == info.st_ctime_ns
-    )
-    if unchanged and record.mtime_ns < racy_after:
-        return "clean"
     if stat.S_ISLNK(info.st_mode):
         data = os.readlink(full)
     else:
         with open(full, "rb") as handle:
             data = handle.read()
-    return "clean" if blob_sha(data).encode("ascii") == record.sha else "modified"
-
-
-def _untracked(repo: Repo, known: Collection[bytes]) -> Iterator[bytes]:
-    """Files on disk the index does not know and the ignore rules do not exclude.
-
-    A nested repository is skipped whole, as git does; a symlink is a file, never followed.
-    Ignored directories are pruned without being entered.
-    """
-    ignore = IgnoreFilterManager.from_repo(repo)
-    root = repo.path
-    for directory, subdirectories, files in os.walk(root):
-        relative = os.path.relpath(directory, root)
-        prefix = "" if relative == os.curdir else relative.replace(os.sep, "/") + "/"
-        keep: list[str] = []
-        for name in subdirectories:
-            full = os.path.join(directory, name)
-            if name == _GIT_DIR and not prefix:
-                continue
-            if os.path.islink(full):
-                files.append(name)
-            elif not os.path.lexists(os.path.join(full, _GIT_DIR)) and not (
-                ignore.may_prune_directory(prefix + name + "/")
-            ):
-                keep.append(name)
-        subdirectories[:] = keep
-        for name in files:
-            path = os.fsencode(prefix + name)
-            if path not in known and not ignore.is_ignored(prefix + name):
-                yield path
+    return "clean" if blob_sha(data).encode("ascii") == sha else "modified"
 
 
 def _is_file(full: bytes) -> bool:

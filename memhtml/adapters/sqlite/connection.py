@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from importlib.resources.abc import Traversable
 from os import PathLike
 from types import TracebackType
-from typing import Final, Self, TypeVar
+from typing import Final, NamedTuple, Self, TypeVar
 
 import sqlean
 
@@ -53,6 +53,18 @@ SqlValue = str | int | float | bytes | None
 Row = tuple[SqlValue, ...]
 Params = Sequence[SqlValue]
 Write = tuple[str, Params]
+
+
+class WriteMany(NamedTuple):
+    """One statement run once per row of parameters (``executemany``)."""
+
+    sql: str
+    rows: Sequence[Params]
+
+
+Query = Callable[[str, Params], list[Row]]
+"""Runs one query inside the open transaction of a ``write_planned`` call."""
+Plan = Callable[[Query], Sequence[Write | WriteMany]]
 
 BUSY_TIMEOUT_MS: Final = 5_000
 IN_MEMORY: Final = ":memory:"
@@ -311,6 +323,37 @@ class Database:
                 raise
 
         self._guarded(operation or "write_all", transaction)
+
+    def write_planned(self, plan: Plan, *, operation: str | None = None) -> None:
+        """Run ``plan``'s writes in one transaction, the plan itself made inside it.
+
+        ``plan`` may query through the function it is given and decide its writes from what
+        it reads: nothing can change in between, because the transaction is IMMEDIATE. A busy
+        retry runs the plan again. All writes commit, or none do.
+
+        Raises:
+            StorageFailure: On any driver error; nothing of the plan's writes remains.
+        """
+        connection = self._connection
+
+        def query(sql: str, params: Params) -> list[Row]:
+            rows: list[Row] = connection.execute(sql, params).fetchall()
+            return rows
+
+        def transaction() -> None:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                for item in plan(query):
+                    if isinstance(item, WriteMany):
+                        connection.executemany(item.sql, item.rows)
+                    else:
+                        connection.execute(*item)
+                connection.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+
+        self._guarded(operation or "write_planned", transaction)
 
     def script(self, sql: str, *, operation: str | None = None) -> None:
         """Run a whole parameterless script in one IMMEDIATE transaction.

@@ -6,10 +6,11 @@ never split), so a failure leaves each file whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final
 
-from memhtml.adapters.sqlite.connection import Database, Write
+from memhtml.adapters.sqlite.connection import Database, Query, Write, WriteMany
 from memhtml.adapters.sqlite.context_sql import HAS_DIRTY_SQL, refresh_context_writes
 from memhtml.adapters.sqlite.index_state import (
     begin_rebuild_writes,
@@ -20,13 +21,18 @@ from memhtml.adapters.sqlite.index_state import (
 )
 from memhtml.adapters.sqlite.projection_sql import (
     DELETE_AUTHORED_EDGES_SQL,
+    fresh_projection_writes,
     projection_writes,
+    statement_count,
     write_batches,
 )
 from memhtml.adapters.sqlite.schema import (
     FRAME_KEY_RULE_SETTING,
+    FTS_INDEX_NAME,
+    FTS_TRIGGERS,
     MEMORY_TABLES,
     SETTINGS_TABLE,
+    WRITE_BATCH_SIZE,
     retokenize_fts_script,
 )
 from memhtml.domain.projection import FileProjection
@@ -42,6 +48,7 @@ STASH_TABLE: Final = "temp.rebuild_vector_stash"
 _STASH_COLUMNS: Final = "chunk_id, model, dim, vec, created_at"
 _RETURNED: Final = "EXISTS (SELECT 1 FROM main.chunks c WHERE c.chunk_id = s.chunk_id)"
 _SOURCE_EXISTS: Final = "EXISTS (SELECT 1 FROM files WHERE path = ?)"
+_PRESENT_SQL: Final = "SELECT path FROM files WHERE path IN (%s)"
 # A value no sha256 hash equals, unique per path: parking a row's hash frees it for another
 # file in the same transaction (two files that swapped contents), before the row's own
 # projection writes its real hash back. Without it each would wait for the other forever.
@@ -80,7 +87,10 @@ class SqliteIndexStore:
                     "FROM main.embeddings WHERE model = ? ON CONFLICT(chunk_id) DO NOTHING",
                     (embed_model,),
                 ),
+                # The full-text index is built once, by finish_rebuild: no trigger per row.
+                *((f"DROP TRIGGER IF EXISTS main.{name}", ()) for name in FTS_TRIGGERS),
                 *((f"DELETE FROM main.{table}", ()) for table in MEMORY_TABLES),
+                (f"INSERT INTO main.{FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('delete-all')", ()),
             ),
             operation="truncate for rebuild",
         )
@@ -108,14 +118,22 @@ class SqliteIndexStore:
                     (embed_model,),
                 ),
                 (f"DROP TABLE {STASH_TABLE}", ()),
+                *_full_text_back(),
             ],
             operation="restore stashed vectors",
         )
         return 0 if row is None else int(row[0] or 0)
 
     def write_projections(self, projections: Sequence[FileProjection]) -> None:
-        """See ``IndexStore.write_projections``."""
-        self._write((projection_writes(p) for p in projections), operation="project files")
+        """See ``IndexStore.write_projections``.
+
+        Inside each transaction, files that have no row yet (every file of a rebuild, every
+        new file of an apply) are written with one ``executemany`` per statement; a file that
+        has one keeps its statements in order, so edits, shared chunks and moved content
+        behave exactly as file by file.
+        """
+        for batch in _projection_batches(projections):
+            self._db.write_planned(functools.partial(_plan, batch), operation="project files")
 
     def move_rows(self, renames: Sequence[tuple[str, str]], *, with_state: bool) -> None:
         """See ``IndexStore.move_rows``."""
@@ -249,6 +267,54 @@ class SqliteIndexStore:
     def _write(self, groups: Iterable[Sequence[Write]], *, operation: str = "update index") -> None:
         for batch in write_batches(groups):
             self._db.write_all(batch, operation=operation)
+
+
+def _full_text_back() -> list[Write]:
+    """The full-text triggers recreated and the whole table indexed in one pass.
+
+    Runs in the same transaction as the rest of ``finish_rebuild``; until it commits the
+    watermark stays NULL, so a rebuild that dies before it is followed by another rebuild,
+    never by an update writing rows the full-text index would not see.
+    """
+    writes: list[Write] = []
+    for name, sql in FTS_TRIGGERS.items():
+        writes += [(f"DROP TRIGGER IF EXISTS main.{name}", ()), (sql, ())]
+    writes.append((f"INSERT INTO main.{FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('rebuild')", ()))
+    return writes
+
+
+def _projection_batches(
+    projections: Sequence[FileProjection],
+) -> Iterator[Sequence[FileProjection]]:
+    """Files per transaction: at most ``WRITE_BATCH_SIZE`` statements, a file never split."""
+    start, size = 0, 0
+    for end, projection in enumerate(projections):
+        count = statement_count(projection)
+        if size and size + count > WRITE_BATCH_SIZE:
+            yield projections[start:end]
+            start, size = end, 0
+        size += count
+    if start < len(projections):
+        yield projections[start:]
+
+
+def _plan(projections: Sequence[FileProjection], query: Query) -> list[Write | WriteMany]:
+    """The writes of one batch, decided inside its transaction (see ``write_projections``)."""
+    paths = [p.row.path for p in projections]
+    present: set[str] = set()
+    for part in _slices(paths):
+        present.update(str(row[0]) for row in query(_PRESENT_SQL % _marks(part), part))
+    writes: list[Write | WriteMany] = []
+    fresh: list[FileProjection] = []
+    for projection in projections:
+        if projection.row.path in present:
+            writes += fresh_projection_writes(fresh) if fresh else []
+            fresh = []
+            writes += projection_writes(projection)
+        else:
+            fresh.append(projection)
+    writes += fresh_projection_writes(fresh) if fresh else []
+    return writes
 
 
 def rename_writes(source: str, target: str, *, with_state: bool) -> list[Write]:

@@ -7,16 +7,17 @@ order SCHEMA §3 "Projecting one file" gives, and packs files into transactions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import Final
 
 import attrs
 
-from memhtml.adapters.sqlite.connection import SqlValue, Write
+from memhtml.adapters.sqlite.connection import SqlValue, Write, WriteMany
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.domain.projection import FileProjection, FileRow
 
 # One list drives the column list and the update clause: a column added to FILE_COLUMNS
-# without a field in `FileRow` fails `file_values` at once instead of shifting binds.
+# without a field in `FileRow` fails at import instead of shifting binds.
 UPSERT_FILE_SQL: Final = (
     f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in FILE_COLUMNS)}) "
@@ -86,8 +87,7 @@ def projection_writes(projection: FileProjection) -> tuple[Write, ...]:
     writes.append((REPOINT_STALE_CHUNKS_SQL, (path, content_hash)))
     writes.append((DELETE_STALE_CHUNKS_SQL, (path, content_hash)))
     writes.append((DELETE_AUTHORED_EDGES_SQL, (path,)))
-    values = file_values(row)
-    writes.append((UPSERT_FILE_SQL, tuple(values[column] for column in FILE_COLUMNS)))
+    writes.append((UPSERT_FILE_SQL, file_params(row)))
     writes.extend((INSERT_TAG_SQL, (path, tag)) for tag in projection.tags)
     writes.extend(
         (INSERT_ENTITY_SQL, (path, entity.type, entity.name)) for entity in projection.entities
@@ -126,15 +126,82 @@ def projection_writes(projection: FileProjection) -> tuple[Write, ...]:
     return tuple(writes)
 
 
-def file_values(row: FileRow) -> dict[str, SqlValue]:
-    """The ``files`` row by column name, booleans as the 0/1 the CHECKs expect."""
-    values: dict[str, SqlValue] = {}
-    for field in attrs.fields(FileRow):
-        value = getattr(row, field.name)
-        values[field.name] = int(value) if isinstance(value, bool) else value
-    if set(values) != set(FILE_COLUMNS):  # pragma: no cover - a wiring bug, caught by tests
-        raise ValueError("FileRow and FILE_COLUMNS disagree")
-    return values
+def fresh_projection_writes(projections: Sequence[FileProjection]) -> list[WriteMany]:
+    """``projection_writes`` of files that have no row yet, one ``executemany`` per statement.
+
+    Exact only for such files: with no ``files`` row, foreign keys leave them no tags,
+    entities, facets, citations or chunks, so every per-file delete and the chunk re-point
+    would change nothing, and grouping by statement cannot reorder anything that matters.
+    Edges have no foreign key, so the authored-edge delete stays. Chunk upserts keep the
+    files' order, so a chunk two of them share ends at the same path as file by file.
+    """
+    paths = [(p.row.path,) for p in projections]
+    return [
+        WriteMany(DELETE_AUTHORED_EDGES_SQL, paths),
+        WriteMany(UPSERT_FILE_SQL, [file_params(p.row) for p in projections]),
+        WriteMany(INSERT_TAG_SQL, [(p.row.path, tag) for p in projections for tag in p.tags]),
+        WriteMany(
+            INSERT_ENTITY_SQL,
+            [(p.row.path, e.type, e.name) for p in projections for e in p.entities],
+        ),
+        WriteMany(
+            INSERT_FACET_SQL,
+            [(p.row.path, f.name, f.value, f.numeric_value) for p in projections for f in p.facets],
+        ),
+        WriteMany(
+            INSERT_CITATION_SQL,
+            [(p.row.path, c.text, c.href) for p in projections for c in p.citations],
+        ),
+        WriteMany(
+            UPSERT_CHUNK_SQL,
+            [
+                (c.chunk_id, p.row.path, p.row.content_hash, c.ordinal, c.text, c.char_count)
+                for p in projections
+                for c in p.chunks
+            ],
+        ),
+        WriteMany(
+            UPSERT_AUTHORED_EDGE_SQL,
+            [
+                (
+                    p.row.path,
+                    e.rel,
+                    e.target,
+                    e.edge_class,
+                    e.strength,
+                    e.provenance,
+                    p.row.content_hash,
+                    p.row.indexed_at,
+                )
+                for p in projections
+                for e in p.edges
+            ],
+        ),
+    ]
+
+
+def statement_count(projection: FileProjection) -> int:
+    """How many statements ``projection_writes`` gives for ``projection``."""
+    children = (
+        projection.tags,
+        projection.entities,
+        projection.facets,
+        projection.citations,
+        projection.chunks,
+        projection.edges,
+    )
+    return len(DELETE_CHILD_SQL) + 4 + sum(len(part) for part in children)
+
+
+_FILE_ROW: Final = attrgetter(*FILE_COLUMNS)
+if {field.name for field in attrs.fields(FileRow)} != set(FILE_COLUMNS):  # pragma: no cover
+    raise ImportError("FileRow and FILE_COLUMNS disagree")
+
+
+def file_params(row: FileRow) -> tuple[SqlValue, ...]:
+    """The ``files`` row in ``FILE_COLUMNS`` order, booleans as the 0/1 the CHECKs expect."""
+    values: tuple[SqlValue | bool, ...] = _FILE_ROW(row)
+    return tuple(int(v) if isinstance(v, bool) else v for v in values)
 
 
 def write_batches(

@@ -54,7 +54,6 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
     "file_context",
-    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",
@@ -63,6 +62,8 @@ MEMORY_TABLES: Final[tuple[str, ...]] = (
     "chunks",
     "edges",
     "files",
+    # Last: deleting rows of files records their paths here (migration 0004).
+    "context_dirty",
 )
 # The trace plane: never emptied by a rebuild, never named in retrieval SQL.
 # trace_files (migration 0003) holds each transcript file's extract.
@@ -87,6 +88,31 @@ FTS_COLUMN: Final = "fts_text"
 INDEX_STATE_TABLE: Final = "index_state"
 INDEX_STATE_ID: Final = 1
 EMBEDDINGS_TABLE: Final = "embeddings"
+
+# The triggers that keep files_fts in step with files, exactly as migration 0001 creates them
+# (a test compares them with sqlite_master). A rebuild drops them with its truncate and
+# recreates them, with one FTS 'rebuild', before the watermark can move again: indexing the
+# whole table at once costs about a third of what one trigger run per row does.
+FTS_TRIGGERS: Final[dict[str, str]] = {
+    "files_fts_insert": (
+        "CREATE TRIGGER files_fts_insert AFTER INSERT ON files BEGIN\n"
+        "    INSERT INTO files_fts(rowid, fts_text) VALUES (new.rowid, new.fts_text);\n"
+        "END"
+    ),
+    "files_fts_delete": (
+        "CREATE TRIGGER files_fts_delete AFTER DELETE ON files BEGIN\n"
+        "    INSERT INTO files_fts(files_fts, rowid, fts_text) "
+        "VALUES ('delete', old.rowid, old.fts_text);\n"
+        "END"
+    ),
+    "files_fts_update": (
+        "CREATE TRIGGER files_fts_update AFTER UPDATE OF fts_text ON files BEGIN\n"
+        "    INSERT INTO files_fts(files_fts, rowid, fts_text) "
+        "VALUES ('delete', old.rowid, old.fts_text);\n"
+        "    INSERT INTO files_fts(rowid, fts_text) VALUES (new.rowid, new.fts_text);\n"
+        "END"
+    ),
+}
 
 # Statements per write transaction in a bulk job: caps what one failure discards and how long
 # one write holds the WAL lock against readers.

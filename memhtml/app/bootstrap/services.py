@@ -187,7 +187,7 @@ class Services:
             exclusive=lock.held,
         )
         self.storage: Storage = opened.storage
-        self.git: GitPort = DulwichGit(settings.root)
+        self.git: GitPort = DulwichGit(settings.root, status_cache=settings.git_status_cache_path)
         self.writer: GitWriter = DulwichGitWriter(
             settings.root, clock=self.clock, fallback=fallback, write_lock=lock
         )

@@ -17,6 +17,7 @@ STORE_DIR: Final = ".memhtml"
 INDEX_DB: Final = "index.db"
 STATE_DB: Final = "state.db"
 WRITE_LOCK: Final = INDEX_DB + "-writer.lock"
+GIT_STATUS_CACHE: Final = INDEX_DB + "-gitstatus"
 ENV_FTS_TOKENIZER: Final = "MEMHTML_FTS_TOKENIZER"
 ENV_GIT_NAME: Final = "MEMHTML_GIT_NAME"
 ENV_GIT_EMAIL: Final = "MEMHTML_GIT_EMAIL"
@@ -63,6 +64,12 @@ class Settings:
         """``.memhtml/index.db-writer.lock``: writers queue on it; ignored like the index's
         other siblings (``.memhtml/index.db-*``), so it never shows in status."""
         return self.root / STORE_DIR / WRITE_LOCK
+
+    @property
+    def git_status_cache_path(self) -> Path:
+        """``.memhtml/index.db-gitstatus``: what git status reuses between commands;
+        rebuildable, and ignored like the index's other siblings."""
+        return self.root / STORE_DIR / GIT_STATUS_CACHE
 
     @property
     def storage_location(self) -> StorageLocation:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import attrs
 import pytest
 
 from memhtml.domain.vectors import pack_f32
@@ -247,3 +248,58 @@ def test_retokenizing_changes_matching_and_keeps_rows_and_vectors(storage: Stora
         storage.index.row_counts(),
     )
     assert recorded == "unicode61"
+
+
+def test_full_text_follows_a_rebuild_and_every_later_write(storage: Storage) -> None:
+    """After a rebuild only its rows match; later inserts, edits and removals match as written."""
+    from memhtml.domain.fts_query import LexicalQuery
+    from memhtml.domain.scope import SearchScope
+
+    def matches(*terms: str) -> tuple[bool, ...]:
+        scope = SearchScope()
+        return tuple(
+            storage.ranks.holds_every_term(LexicalQuery(terms=(term,)), scope) for term in terms
+        )
+
+    write(storage, [Memory(path=A, claim="Apples ripen in autumn.")])
+    storage.index.begin_rebuild(embed_model=MODEL, embed_dim=DIM, now=NOW)
+    write(storage, [Memory(path=B, claim="Bananas ripen in summer.")])
+    storage.index.finish_rebuild(embed_model=MODEL)
+    rebuilt = matches("apples", "bananas")
+    write(storage, [Memory(path=C, claim="Cherries ripen in spring.")])
+    added = matches("cherries")
+    write(storage, [Memory(path=C, claim="Dates ripen in winter.")])
+    edited = matches("cherries", "dates")
+    storage.index.remove_rows([B])
+    assert ((False, True), (True,), (False, True), (False,)) == (
+        rebuilt,
+        added,
+        edited,
+        matches("bananas"),
+    )
+
+
+@pytest.mark.parametrize("edit_first", [False, True])
+def test_one_call_writes_new_and_existing_files_in_order(
+    storage: Storage, edit_first: bool
+) -> None:
+    """A new file taking an edited file's old content keeps its vector only when it comes first.
+
+    Files are written in the order given, whether new (batched) or already indexed: when the
+    edit comes first its stale chunk dies with its vector before the new file claims it.
+    """
+    old = "archive/2026/areas/old.html"
+    new = "archive/2026/areas/new.html"
+    shared = Memory(path=old, claim="The ledger closes at noon.")
+    write(storage, [shared])
+    embed_all(storage)
+    taken = attrs.evolve(shared, path=new)
+    edited = attrs.evolve(shared, claim="The ledger closes at midnight.")
+    order = [edited, taken] if edit_first else [taken, edited]
+    storage.index.write_projections([memory.projection() for memory in order])
+    pending = storage.vectors.pending_chunks(MODEL)
+    expected = 2 if edit_first else 1
+    assert (expected, RowCounts(files=2, chunks=2, edges=0)) == (
+        len(pending),
+        storage.index.row_counts(),
+    )
