@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from memhtml.app.apply_ops import ApplyOp, SessionDefaults
     from memhtml.app.use_cases.apply import ApplyResult
     from memhtml.app.use_cases.archive import ArchiveResult
+    from memhtml.app.use_cases.clone import CloneResult
     from memhtml.app.use_cases.collaborators import WriteDeps
     from memhtml.app.use_cases.correct import CorrectRequest, CorrectResult
     from memhtml.app.use_cases.doctor import DoctorReport
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
+    from memhtml.app.use_cases.sync import SyncResult
     from memhtml.app.use_cases.trace_reads import TraceDetail, TraceListRequest, TraceListResult
     from memhtml.app.use_cases.trace_scan import TraceScanReport
     from memhtml.app.use_cases.write import WriteResult
@@ -366,6 +368,45 @@ class Store:
         s = self.services
         return import_with(s.storage.state, read_sidecar(s.git), has_state=s.storage.has_state)
 
+    def sync(
+        self,
+        *,
+        remote: str = "origin",
+        dry_run: bool = False,
+        progress: ProgressSink = NO_PROGRESS,
+    ) -> SyncResult:
+        """Exchange commits with ``remote`` (docs/sync.md): export the access table, fetch,
+        merge or fast-forward, push (retrying when someone pushed first), catch the index up
+        and merge the remote's access rows into the state plane."""
+        from memhtml.app.use_cases.sync import SyncPorts, sync_with
+
+        s = self.services
+        ports = SyncPorts(
+            git=s.git,
+            writer=s.writer,
+            history=s.history,
+            landing=s.landing,
+            remote=s.remote,
+            indexer=s.indexer,
+            codec=s.codec,
+            clock=s.clock,
+            state=s.storage.state if s.storage.has_state else None,
+            embed=s.embeds,
+        )
+        return sync_with(ports, remote=remote, dry_run=dry_run, progress=progress)
+
+    def set_remote(self, url: str, *, name: str = "origin") -> bool:
+        """Point remote ``name`` at ``url``; True when the configuration changed."""
+        return self.services.remote.set_remote(name, url)
+
+    def remote_url(self, name: str = "origin") -> str:
+        """Remote ``name``'s URL with any secret hidden.
+
+        Raises:
+            RemoteMissing: None is configured under that name.
+        """
+        return self.services.remote.remote(name).url
+
     def trace_scan(
         self,
         roots: Sequence[str] | None = None,
@@ -490,3 +531,59 @@ def init_store_at(root: str | Path, *, environ: Mapping[str, str] | None = None)
     # Opening the services creates and migrates both databases.
     with Store(Services(settings, embedder=False)) as store:
         return store.initialize(databases_created=not existed)
+
+
+def clone_store_at(
+    url: str,
+    root: str | Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    embedder: EmbeddingModel | bool | None = True,
+    progress: ProgressSink = NO_PROGRESS,
+) -> CloneResult:
+    """Make ``root`` a store holding the memory at ``url`` (docs/sync.md §1): a repository
+    with ``origin`` at ``url``, the remote's branch checked out, the scaffold completed, then
+    a first sync, which builds the index and imports the access rows from the sidecar.
+
+    Raises:
+        InvalidInput: ``root`` exists and is not an empty folder.
+        RemoteUnreachable: The remote cannot be read; ``root`` is removed again when this call
+            created it.
+    """
+    import shutil
+
+    from memhtml.app.bootstrap.components import git_landing, git_remote, init_repository
+    from memhtml.app.use_cases.clone import CloneResult, clone_into
+    from memhtml.domain.errors import InvalidInput
+
+    settings = read_settings(Path(root).expanduser().resolve(), environ)
+    target = settings.root
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise InvalidInput(f"{target} exists and is not an empty folder; clone into a new one")
+    created = not target.exists()
+    try:
+        remote = git_remote(target)
+        fetched = clone_into(
+            url,
+            init_repository=lambda: init_repository(target),
+            remote=remote,
+            landing=git_landing(target, git_name=settings.git_name, git_email=settings.git_email),
+            progress=progress,
+        )
+        init_store_at(target, environ=environ)
+        with open_store(target, environ=environ, embedder=embedder) as store:
+            synced = store.sync(progress=progress)
+            census = store.index_status()
+    except BaseException:
+        if created:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    return CloneResult(
+        root=str(target),
+        remote=synced.remote,
+        url=synced.url,
+        head_sha=synced.head_after,
+        fetched=fetched is not None,
+        indexed=census.files,
+        state_rows=synced.state_rows,
+    )

@@ -160,8 +160,8 @@ class SqliteIndexStore:
         row = self._db.get(HAS_DIRTY_SQL, operation="check context documents")
         if row is None or not row[0]:
             return
-        upsert, clear = refresh_context_writes()
-        self._db.write_all(((upsert, ()), (clear, ())), operation="refresh context documents")
+        writes = [(sql, ()) for sql in refresh_context_writes()]
+        self._db.write_all(writes, operation="refresh context documents")
 
     def record_head(
         self,

@@ -69,6 +69,12 @@ REMEDIES: Final[Mapping[str, str]] = {
     "ERR_STORE_UNHEALTHY": "Run the fixes the suggestions list, most often `memhtml doctor "
     "--fix`; `detail` holds the whole report.",
     "ERR_EXTRA_MISSING": "Install the extra the message names, e.g. `pip install 'memhtml[mcp]'`.",
+    "ERR_REMOTE_MISSING": "Name a configured remote with `--remote`, or add one: `memhtml init "
+    "--remote URL` (as origin) or `git remote add NAME URL`.",
+    "ERR_REMOTE_UNREACHABLE": "Check the URL (shown with secrets hidden) and the credentials git "
+    "would use (its config, an ssh agent, the URL itself), then `memhtml sync` again.",
+    "ERR_PUSH_REJECTED": "The remote refused the push (a hook or a protected branch) and said "
+    "why; your commits are safe locally. Fix the remote's rule, then `memhtml sync`.",
     "ERR_UNKNOWN": "A bug: the traceback is on stderr; please report it with the command line.",
 }
 

@@ -45,13 +45,31 @@ def register(group: click.Group) -> None:
 
 
 @click.command("init")
-@emits("repo.init", examples=("memhtml init --repo ~/memhtml",))
-def init() -> CommandResult:
+@click.option(
+    "--remote",
+    "remote_url",
+    metavar="URL",
+    help=(
+        "Also point the remote 'origin' at URL (any git URL; credentials from git's config "
+        "or the URL, shown hidden); `memhtml sync` then pushes."
+    ),
+)
+@emits(
+    "repo.init",
+    examples=("memhtml init --repo ~/memhtml", "memhtml init --remote /srv/memory.git"),
+)
+def init(remote_url: str | None) -> CommandResult:
     """Create the memory repository, its folders and databases; re-running changes nothing."""
-    from memhtml.app.store import init_store_at
+    from memhtml.app.store import init_store_at, open_store
 
-    result = init_store_at(repo_root(initialized=False), environ=os.environ)
-    return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
+    root = repo_root(initialized=False)
+    result = init_store_at(root, environ=os.environ)
+    data = shaping.shaped(result, shaping.INIT_KEYS)
+    if remote_url is not None:
+        with open_store(root, environ=os.environ, embedder=False) as store:
+            store.set_remote(remote_url)
+            data["remote"] = store.remote_url()
+    return "repo.init", data
 
 
 @click.command("write")
