@@ -18,6 +18,7 @@ from memhtml.app.errors import (
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
+    FactConflict,
     MissingArgument,
     RepoRequired,
     StoreUnhealthy,
@@ -260,6 +261,15 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         ),
         raised_by=(PushRejected,),
         suggestions=("memhtml sync",),
+    ),
+    ErrorCode(
+        code="ERR_FACT_CONFLICT",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "--on-conflict fail: a written memory states a live memory's relation with other "
+            "values; nothing is written for it."
+        ),
+        raised_by=(FactConflict,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

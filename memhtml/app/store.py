@@ -75,6 +75,7 @@ class Store:
             indexer=s.indexer,
             clock=s.clock,
             codec=s.codec,
+            assists=s.storage.assists,
             embed=s.embeds if embed is None else embed,
             write_lock=s.write_lock,
         )
@@ -113,15 +114,18 @@ class Store:
             create_databases=lambda: databases_created,
         )
 
-    def write(self, request: WriteRequest, *, embed: bool | None = None) -> WriteResult:
+    def write(
+        self, request: WriteRequest, *, embed: bool | None = None, on_conflict: str = "report"
+    ) -> WriteResult:
         """Write one memory as one commit (or dedup onto the active memory holding it).
 
         ``embed`` False indexes it lexically and leaves its vector to a later pass (the next
         search embeds pending chunks, bounded, or ``index embed``); None is the store's setting.
+        ``on_conflict`` is ``report`` or ``fail`` (``use_cases/conflicts``).
         """
         from memhtml.app.use_cases.write import write_memory
 
-        return write_memory(self.write_deps(embed=embed), request)
+        return write_memory(self.write_deps(embed=embed), request, on_conflict=on_conflict)
 
     def read(
         self,
@@ -195,13 +199,20 @@ class Store:
         )
 
     def correct(
-        self, target: str, correction: CorrectRequest, *, embed: bool | None = None
+        self,
+        target: str,
+        correction: CorrectRequest,
+        *,
+        embed: bool | None = None,
+        on_conflict: str = "report",
     ) -> CorrectResult:
-        """Replace a memory: archive it and write its successor, one commit (``embed`` as in
-        ``write``)."""
+        """Replace a memory: archive it and write its successor, one commit (``embed`` and
+        ``on_conflict`` as in ``write``)."""
         from memhtml.app.use_cases.correct import correct_memory
 
-        return correct_memory(self.write_deps(embed=embed), target, correction)
+        return correct_memory(
+            self.write_deps(embed=embed), target, correction, on_conflict=on_conflict
+        )
 
     def archive(self, path: str, reason: str, *, embed: bool | None = None) -> ArchiveResult:
         """Move a memory under ``archive/<YYYY>/``, one commit (``embed`` as in ``write``)."""
@@ -223,11 +234,12 @@ class Store:
         defaults: SessionDefaults | None = None,
         progress: ProgressSink = NO_PROGRESS,
         embed: bool | None = None,
+        on_conflict: str = "report",
     ) -> ApplyResult:
         """Run a batch as one commit; ``ops`` are checked ops or raw JSONL lines.
 
         ``embed`` False leaves the batch's vectors to a later pass (the store's setting when
-        None).
+        None); ``on_conflict`` as in ``write``.
         """
         from memhtml.app.apply_ops import parse_apply_lines
         from memhtml.app.use_cases.apply import apply_batch
@@ -243,6 +255,7 @@ class Store:
             continue_on_error=continue_on_error,
             defaults=defaults,
             progress=progress,
+            on_conflict=on_conflict,
         )
 
     def index_rebuild(

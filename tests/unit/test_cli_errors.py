@@ -20,6 +20,7 @@ from memhtml.app.errors import (
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
+    FactConflict,
     MissingArgument,
     RepoRequired,
     StoreUnhealthy,
@@ -74,6 +75,8 @@ SPEC_CODES = {
     "ERR_REMOTE_MISSING": EXIT_USAGE,
     "ERR_REMOTE_UNREACHABLE": EXIT_RUNTIME,
     "ERR_PUSH_REJECTED": EXIT_RUNTIME,
+    # Appended for issue 21 (the conflict assist's --on-conflict fail).
+    "ERR_FACT_CONFLICT": EXIT_RUNTIME,
 }
 
 # One instance of every exception the command line must translate, with its code.
@@ -92,6 +95,7 @@ MAPPED: list[tuple[BaseException, str]] = [
     (NotFound("no file"), "ERR_PATH_NOT_FOUND"),
     (InvalidMemory((Finding(code="mark-count", detail="d"),)), "ERR_INVALID_MEMORY"),
     (DuplicateContent("same"), "ERR_DUPLICATE_CONTENT"),
+    (FactConflict("areas/a.html", ("areas/b.html",)), "ERR_FACT_CONFLICT"),
     (Conflict("occupied"), "ERR_WRITE_CONFLICT"),
     (HeadMoved("a" * 40, "b" * 40), "ERR_WRITE_CONFLICT"),
     (DirtyTree(("areas/x.html",)), "ERR_DIRTY_TREE"),

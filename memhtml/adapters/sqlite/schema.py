@@ -121,6 +121,8 @@ WRITE_BATCH_SIZE: Final = 500
 # Build-time settings of index.db that later code must compare against configuration.
 SETTINGS_TABLE: Final = "index_settings"
 FTS_TOKENIZER_SETTING: Final = "fts_tokenizer"
+# The frame-key derivation the stored keys were made with (migration 0005).
+FRAME_KEY_RULE_SETTING: Final = "frame_key_rule"
 
 # DECISIONS 12: the tokenizer is chosen when the index is built (MEMHTML_FTS_TOKENIZER) and
 # recorded in SETTINGS_TABLE. Name → FTS5 `tokenize` argument; porter wraps unicode61 so

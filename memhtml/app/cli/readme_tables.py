@@ -42,6 +42,8 @@ REMEDIES: Final[Mapping[str, str]] = {
     "ERR_WRITE_CONFLICT": "Another writer moved the file or HEAD, or the path is taken; retry, "
     "or choose another `--path`.",
     "ERR_DIRTY_TREE": "Commit or discard your own edits to the paths named, then retry.",
+    "ERR_FACT_CONFLICT": "A live memory states the same relation with another value: "
+    "`memhtml correct` it, or write with `--on-conflict report`.",
     "ERR_INDEX_STALE": "A rebuild was interrupted: `memhtml index rebuild`.",
     "ERR_EMBED_MODEL_MISMATCH": "The index holds another model's vectors: `memhtml index "
     "rebuild --embed`, or set `MEMHTML_EMBED_MODEL` back.",
