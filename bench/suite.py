@@ -103,6 +103,10 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_soak", "--seconds", "10", "--seed-memories", "50"),
     ),
     Entry(
+        "assists", "Conflict assist: apply of 500 writes, on vs off (issue 21)",
+        _bench("bench_assists"), _bench("bench_assists", "--runs", "1", "--loaded", "50"),
+    ),
+    Entry(
         "mcp", "MCP server round trip and start-up (issue 16)",
         _bench("bench_mcp"),
         _bench("bench_mcp", "--memories", "200", "--calls", "20", "--starts", "2"),

@@ -26,6 +26,11 @@ FAULT_STEPS: Final = frozenset(
         "commit.ref",
         "commit.worktree",
         "commit.index",
+        # A sync moving the branch to the merged or fetched commit
+        # (adapters/git/dulwich_landing.py), in order.
+        "advance.prepared",
+        "advance.ref",
+        "advance.index",
         # Finishing an interrupted commit (adapters/git/recovery.py).
         "recover.worktree",
         "recover.index",
@@ -42,6 +47,11 @@ FAULT_STEPS: Final = frozenset(
         "mutation.committed",
         "heal.moved",
         "doctor.repaired",
+        # A sync's own steps (app/use_cases/sync.py), in order.
+        "sync.fetched",
+        "sync.merged",
+        "sync.pushed",
+        "sync.indexed",
     }
 )
 """Every step name the code reaches; a value of ``MEMHTML_FAULT_AT`` outside it is refused."""

@@ -637,3 +637,65 @@ junk_lines = st.sampled_from(
     [b"not json at all\n", b"[1, 2, 3]\n", b"\xff\xfe\x00garbage\n", b"\n", b"   \r\n", b'"text"\n']
 )
 transcript_lines = st.lists(st.one_of(claude_lines(), codex_lines(), junk_lines), max_size=25)
+
+
+# --- sync: three trees of a merge (base, ours, theirs) ---
+# Plain data: each test builds `Version`s from these (see tests/unit/test_sync_merge.py). The
+# universe is tiny so that both sides touch the same paths, archive copies share content with
+# what they left, and slugs collide.
+
+SYNC_ACTIVE = ("areas/inbox/a.html", "areas/inbox/b.html", "resources/r/a.html")
+SYNC_ARCHIVED = ("archive/2026/areas/inbox/a.html", "archive/2026/areas/inbox/a-2.html")
+SYNC_OTHER = ("README.html", "projects/p/index.html", ".memhtml/state/access.jsonl")
+SYNC_PATHS = SYNC_ACTIVE + SYNC_ARCHIVED + SYNC_OTHER
+SYNC_RELS = ("relates_to", "supports", "supersedes")
+
+# One file as plain data: ("memory", content, links, superseded_by, is_task, salt) or
+# ("file", salt). The salt stands for everything else that makes two files differ (metas,
+# stamps), so equal facts can still be different blobs.
+sync_files = st.one_of(
+    st.tuples(
+        st.just("memory"),
+        st.sampled_from(["h1", "h2", "h3"]),
+        st.frozensets(
+            st.tuples(st.sampled_from(SYNC_RELS), st.sampled_from(SYNC_ACTIVE + SYNC_ARCHIVED)),
+            max_size=2,
+        ),
+        st.one_of(st.none(), st.sampled_from(SYNC_ACTIVE)),
+        st.sampled_from([False, False, False, True]),
+        st.integers(min_value=0, max_value=2),
+    ),
+    st.tuples(st.just("file"), st.integers(min_value=0, max_value=3)),
+)
+
+
+def _sync_file(path: str) -> st.SearchStrategy[tuple[object, ...]]:
+    """Memories only where memories live; the other paths hold plain files."""
+    return sync_files if path not in SYNC_OTHER else sync_files.filter(lambda f: f[0] == "file")
+
+
+@st.composite
+def sync_trees(draw: st.DrawFn) -> tuple[dict[str, tuple[object, ...]], ...]:
+    """Base, ours and theirs as path → plain file; each side keeps, removes, edits (a new
+    file), or edits only the head (same content, new links) each base file, and may add."""
+    base = {
+        path: draw(_sync_file(path))
+        for path in draw(st.sets(st.sampled_from(SYNC_PATHS), max_size=4))
+    }
+    sides = []
+    for _ in range(2):
+        tree: dict[str, tuple[object, ...]] = {}
+        for path in SYNC_PATHS:
+            action = draw(st.sampled_from(["keep", "keep", "remove", "edit", "head", "add"]))
+            if path in base and action == "keep":
+                tree[path] = base[path]
+            elif path in base and action == "head" and base[path][0] == "memory":
+                kind, content, links, superseded, task, salt = base[path]
+                extra = draw(st.sampled_from(SYNC_RELS)), draw(st.sampled_from(SYNC_ACTIVE))
+                assert isinstance(links, frozenset)
+                assert isinstance(salt, int)
+                tree[path] = (kind, content, links | {extra}, superseded, task, salt + 10)
+            elif action in {"edit", "add"} and (path in base) == (action == "edit"):
+                tree[path] = draw(_sync_file(path))
+        sides.append(tree)
+    return base, sides[0], sides[1]

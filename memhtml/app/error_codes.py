@@ -18,6 +18,7 @@ from memhtml.app.errors import (
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
+    FactConflict,
     MissingArgument,
     RepoRequired,
     StoreUnhealthy,
@@ -35,6 +36,7 @@ from memhtml.ports.errors import (
     VectorCoverageLow,
 )
 from memhtml.ports.git import PathRefused
+from memhtml.ports.git_remote import PushRejected, RemoteMissing, RemoteUnreachable
 from memhtml.ports.git_writer import GitLocked, HeadMoved
 
 EXIT_OK: Final = 0
@@ -236,6 +238,41 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
             "report (doctor.report data)."
         ),
         raised_by=(StoreUnhealthy,),
+    ),
+    ErrorCode(
+        code="ERR_REMOTE_MISSING",
+        exit_status=EXIT_USAGE,
+        description="No remote of that name is configured (sync, or a clone's source).",
+        raised_by=(RemoteMissing,),
+    ),
+    ErrorCode(
+        code="ERR_REMOTE_UNREACHABLE",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "The remote could not be read or written: unreachable, not a repository, or it "
+            "refused the credentials. The message shows the URL with any secret hidden."
+        ),
+        raised_by=(RemoteUnreachable,),
+        suggestions=("check the URL and your credentials (git config, ssh agent), then retry",),
+    ),
+    ErrorCode(
+        code="ERR_PUSH_REJECTED",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "The remote declined the push (a hook or a protected branch), or kept moving on "
+            "every retry; the local branch and its commits are unchanged."
+        ),
+        raised_by=(PushRejected,),
+        suggestions=("memhtml sync",),
+    ),
+    ErrorCode(
+        code="ERR_FACT_CONFLICT",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "--on-conflict fail: a written memory states a live memory's relation with other "
+            "values; nothing is written for it."
+        ),
+        raised_by=(FactConflict,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

@@ -111,3 +111,22 @@ class BatchAborted(ReportedFailure):
 
 class StoreUnhealthy(ReportedFailure):
     """``doctor`` found something to act on; ``detail`` holds the whole report."""
+
+
+class FactConflict(MemhtmlError):
+    """``--on-conflict fail``: a written memory states a live memory's relation with other
+    values (``app/use_cases/conflicts``); nothing is written for it.
+
+    Attributes:
+        path: Where the refused memory would have been written.
+        conflicts: The live memories it disagrees with, by path.
+    """
+
+    def __init__(self, path: str, conflicts: tuple[str, ...]) -> None:
+        self.path = path
+        self.conflicts = conflicts
+        listed = ", ".join(conflicts)
+        super().__init__(
+            f"{path} would state the relation of {listed} with other values; correct the older "
+            "memory, or write with --on-conflict report"
+        )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from memhtml.app.apply_ops import ApplyOp, SessionDefaults
     from memhtml.app.use_cases.apply import ApplyResult
     from memhtml.app.use_cases.archive import ArchiveResult
+    from memhtml.app.use_cases.clone import CloneResult
     from memhtml.app.use_cases.collaborators import WriteDeps
     from memhtml.app.use_cases.correct import CorrectRequest, CorrectResult
     from memhtml.app.use_cases.doctor import DoctorReport
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
+    from memhtml.app.use_cases.sync import SyncResult
     from memhtml.app.use_cases.trace_reads import TraceDetail, TraceListRequest, TraceListResult
     from memhtml.app.use_cases.trace_scan import TraceScanReport
     from memhtml.app.use_cases.write import WriteResult
@@ -73,6 +75,7 @@ class Store:
             indexer=s.indexer,
             clock=s.clock,
             codec=s.codec,
+            assists=s.storage.assists,
             embed=s.embeds if embed is None else embed,
             write_lock=s.write_lock,
         )
@@ -111,15 +114,18 @@ class Store:
             create_databases=lambda: databases_created,
         )
 
-    def write(self, request: WriteRequest, *, embed: bool | None = None) -> WriteResult:
+    def write(
+        self, request: WriteRequest, *, embed: bool | None = None, on_conflict: str = "report"
+    ) -> WriteResult:
         """Write one memory as one commit (or dedup onto the active memory holding it).
 
         ``embed`` False indexes it lexically and leaves its vector to a later pass (the next
         search embeds pending chunks, bounded, or ``index embed``); None is the store's setting.
+        ``on_conflict`` is ``report`` or ``fail`` (``use_cases/conflicts``).
         """
         from memhtml.app.use_cases.write import write_memory
 
-        return write_memory(self.write_deps(embed=embed), request)
+        return write_memory(self.write_deps(embed=embed), request, on_conflict=on_conflict)
 
     def read(
         self,
@@ -193,13 +199,20 @@ class Store:
         )
 
     def correct(
-        self, target: str, correction: CorrectRequest, *, embed: bool | None = None
+        self,
+        target: str,
+        correction: CorrectRequest,
+        *,
+        embed: bool | None = None,
+        on_conflict: str = "report",
     ) -> CorrectResult:
-        """Replace a memory: archive it and write its successor, one commit (``embed`` as in
-        ``write``)."""
+        """Replace a memory: archive it and write its successor, one commit (``embed`` and
+        ``on_conflict`` as in ``write``)."""
         from memhtml.app.use_cases.correct import correct_memory
 
-        return correct_memory(self.write_deps(embed=embed), target, correction)
+        return correct_memory(
+            self.write_deps(embed=embed), target, correction, on_conflict=on_conflict
+        )
 
     def archive(self, path: str, reason: str, *, embed: bool | None = None) -> ArchiveResult:
         """Move a memory under ``archive/<YYYY>/``, one commit (``embed`` as in ``write``)."""
@@ -221,11 +234,12 @@ class Store:
         defaults: SessionDefaults | None = None,
         progress: ProgressSink = NO_PROGRESS,
         embed: bool | None = None,
+        on_conflict: str = "report",
     ) -> ApplyResult:
         """Run a batch as one commit; ``ops`` are checked ops or raw JSONL lines.
 
         ``embed`` False leaves the batch's vectors to a later pass (the store's setting when
-        None).
+        None); ``on_conflict`` as in ``write``.
         """
         from memhtml.app.apply_ops import parse_apply_lines
         from memhtml.app.use_cases.apply import apply_batch
@@ -241,6 +255,7 @@ class Store:
             continue_on_error=continue_on_error,
             defaults=defaults,
             progress=progress,
+            on_conflict=on_conflict,
         )
 
     def index_rebuild(
@@ -352,6 +367,45 @@ class Store:
 
         s = self.services
         return import_with(s.storage.state, read_sidecar(s.git), has_state=s.storage.has_state)
+
+    def sync(
+        self,
+        *,
+        remote: str = "origin",
+        dry_run: bool = False,
+        progress: ProgressSink = NO_PROGRESS,
+    ) -> SyncResult:
+        """Exchange commits with ``remote`` (docs/sync.md): export the access table, fetch,
+        merge or fast-forward, push (retrying when someone pushed first), catch the index up
+        and merge the remote's access rows into the state plane."""
+        from memhtml.app.use_cases.sync import SyncPorts, sync_with
+
+        s = self.services
+        ports = SyncPorts(
+            git=s.git,
+            writer=s.writer,
+            history=s.history,
+            landing=s.landing,
+            remote=s.remote,
+            indexer=s.indexer,
+            codec=s.codec,
+            clock=s.clock,
+            state=s.storage.state if s.storage.has_state else None,
+            embed=s.embeds,
+        )
+        return sync_with(ports, remote=remote, dry_run=dry_run, progress=progress)
+
+    def set_remote(self, url: str, *, name: str = "origin") -> bool:
+        """Point remote ``name`` at ``url``; True when the configuration changed."""
+        return self.services.remote.set_remote(name, url)
+
+    def remote_url(self, name: str = "origin") -> str:
+        """Remote ``name``'s URL with any secret hidden.
+
+        Raises:
+            RemoteMissing: None is configured under that name.
+        """
+        return self.services.remote.remote(name).url
 
     def trace_scan(
         self,
@@ -477,3 +531,59 @@ def init_store_at(root: str | Path, *, environ: Mapping[str, str] | None = None)
     # Opening the services creates and migrates both databases.
     with Store(Services(settings, embedder=False)) as store:
         return store.initialize(databases_created=not existed)
+
+
+def clone_store_at(
+    url: str,
+    root: str | Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    embedder: EmbeddingModel | bool | None = True,
+    progress: ProgressSink = NO_PROGRESS,
+) -> CloneResult:
+    """Make ``root`` a store holding the memory at ``url`` (docs/sync.md §1): a repository
+    with ``origin`` at ``url``, the remote's branch checked out, the scaffold completed, then
+    a first sync, which builds the index and imports the access rows from the sidecar.
+
+    Raises:
+        InvalidInput: ``root`` exists and is not an empty folder.
+        RemoteUnreachable: The remote cannot be read; ``root`` is removed again when this call
+            created it.
+    """
+    import shutil
+
+    from memhtml.app.bootstrap.components import git_landing, git_remote, init_repository
+    from memhtml.app.use_cases.clone import CloneResult, clone_into
+    from memhtml.domain.errors import InvalidInput
+
+    settings = read_settings(Path(root).expanduser().resolve(), environ)
+    target = settings.root
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise InvalidInput(f"{target} exists and is not an empty folder; clone into a new one")
+    created = not target.exists()
+    try:
+        remote = git_remote(target)
+        fetched = clone_into(
+            url,
+            init_repository=lambda: init_repository(target),
+            remote=remote,
+            landing=git_landing(target, git_name=settings.git_name, git_email=settings.git_email),
+            progress=progress,
+        )
+        init_store_at(target, environ=environ)
+        with open_store(target, environ=environ, embedder=embedder) as store:
+            synced = store.sync(progress=progress)
+            census = store.index_status()
+    except BaseException:
+        if created:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    return CloneResult(
+        root=str(target),
+        remote=synced.remote,
+        url=synced.url,
+        head_sha=synced.head_after,
+        fetched=fetched is not None,
+        indexed=census.files,
+        state_rows=synced.state_rows,
+    )

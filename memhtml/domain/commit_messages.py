@@ -26,6 +26,7 @@ OP_CORRECT: Final = "correct"
 OP_ARCHIVE: Final = "archive"
 OP_LINK: Final = "link"
 OP_BATCH: Final = "batch"
+OP_SYNC: Final = "sync"
 
 
 def commit_subject_text(text: str) -> str:

@@ -29,6 +29,9 @@ Recall@10 from 0.461 to 0.552 and session MRR from 0.584 to 0.664, and the discr
 still passed every seed 1-20 (DECISIONS 12 allows the switch once our own harness shows it).
 """
 
+PRIOR_BOUND: Final[float | None] = None
+"""The default prior bound (:func:`fuse`): ``None`` adds recency and salience as arms."""
+
 DEFAULT_ARM_LIMIT: Final = 40
 """How many candidates each arm contributes before fusion (every arm's SQL ``LIMIT``)."""
 

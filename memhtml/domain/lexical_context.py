@@ -73,7 +73,11 @@ class ContextFacts:
 def context_documents(
     facts: Iterable[ContextFacts], parts: Collection[str] = DEFAULT_CONTEXT_PARTS
 ) -> dict[str, str]:
-    """Every memory's context document, by path.
+    """The context document of every memory that has some context, by path.
+
+    A memory whose parts are all empty has no document: its own text alone would repeat the
+    ``fts`` arm's evidence and double the weight of words against meaning for exactly the
+    memories the arm has nothing to add to.
 
     The result does not depend on the order of ``facts``: tags, entity names and link titles
     are sorted (tags by name, entities by name, links by target path), duplicates kept out.
@@ -97,7 +101,8 @@ def context_documents(
         if "prev" in parts:
             before = previous.get(path)
             pieces.append("" if before is None else by_path[before].fts_text)
-        documents[path] = PART_SEPARATOR.join(piece for piece in pieces if piece)
+        if any(pieces[1:]):
+            documents[path] = PART_SEPARATOR.join(piece for piece in pieces if piece)
     return documents
 
 

@@ -26,6 +26,9 @@ from memhtml.domain.vectors import PairSimilarity, cosine_lookup
 MMR_LAMBDA: Final = 0.5
 """Weight of relevance against redundancy; 1 means pure relevance (no diversification)."""
 
+MMR_RELEVANCE_DEFAULT: Final = "rank"
+"""What MMR reads as relevance by default: ``rank`` (``1 − i/n``) or ``fused`` (the score)."""
+
 
 class MmrCandidate(Protocol):
     """What MMR reads from a candidate besides its position: its vector, when known."""

@@ -12,6 +12,7 @@ from typing import Final, TypeVar
 import attrs
 
 from memhtml.domain.chunking import Chunk, chunk_text
+from memhtml.domain.frame_key import frame_key
 from memhtml.domain.model import Citation, EntityRef, Facet, MemoryDoc
 from memhtml.domain.paths import is_archived_path, origin_path, para_of, workspace_of
 from memhtml.domain.vocabulary import TASK_TYPE, edge_class_of
@@ -27,8 +28,8 @@ class FileRow:
     """The ``files`` row of one memory, every column but the rowid.
 
     ``archived``, ``origin_path``, ``para`` and ``workspace`` come from the path, never from the
-    status meta: eviction is the move into ``archive/``. ``frame_key`` stays ``None`` until the
-    conflict assist derives it (DECISIONS 19).
+    status meta: eviction is the move into ``archive/``. ``frame_key`` is the gist's frame key
+    (``domain/frame_key``), ``None`` when the gist holds no value.
     """
 
     path: str
@@ -179,4 +180,5 @@ def _file_row(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -> F
         # "NULL on non-tasks" rule true for a hand-built MemoryDoc as well.
         task_status=doc.task_status if doc.memory_type == TASK_TYPE else None,
         due_at=doc.due_at,
+        frame_key=frame_key(doc.gist),
     )

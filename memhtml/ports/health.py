@@ -34,6 +34,25 @@ class InboxDepths:
     tasks: int
 
 
+@attrs.frozen(kw_only=True)
+class FrameClaim:
+    """A live non-task memory on a frame key another such memory holds too."""
+
+    frame_key: str
+    path: str
+    gist: str
+
+
+@attrs.frozen(kw_only=True)
+class ContradictionLink:
+    """A ``contradicts`` edge whose two ends are both active memories, with their gists."""
+
+    src_path: str
+    src_gist: str
+    dst_path: str
+    dst_gist: str
+
+
 class HealthProbe(Protocol):
     """Read-only checks over the index and the state plane."""
 
@@ -58,6 +77,25 @@ class HealthProbe(Protocol):
 
     def inbox_depths(self) -> InboxDepths:
         """How many active memories and tasks lie under ``areas/inbox/``.
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...
+
+    def shared_frames(self) -> tuple[FrameClaim, ...]:
+        """Live non-task memories (not archived, not tasks) whose frame key at least one other
+        such memory holds; ordered by key, then path. Whether their values differ is the
+        caller's to judge (``domain/frame_key``).
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...
+
+    def active_contradictions(self) -> tuple[ContradictionLink, ...]:
+        """``contradicts`` edges (authored or derived) between two active memories, ordered by
+        source, then target.
 
         Raises:
             StorageFailure: The index cannot be read.

@@ -130,6 +130,22 @@ class IndexStore(Protocol):
         step, and record it. Rows, chunks and vectors are untouched."""
         ...
 
+    def frame_key_rule(self) -> str:
+        """The derivation the stored frame keys were made with (``domain/frame_key``
+        ``FRAME_KEY_RULE``); ``""`` when no row has been keyed by any rule yet."""
+        ...
+
+    def frame_sources(self) -> tuple[tuple[str, str], ...]:
+        """Every row's ``(path, gist)``, ordered by path: what a re-keying pass reads."""
+        ...
+
+    def rekey_frames(self, rule: str, keys: Mapping[str, str | None]) -> None:
+        """Set each listed row's frame key, then record ``rule``; rows not listed keep theirs
+        and a path no row holds is ignored. Rows, chunks and vectors are otherwise untouched.
+        A failure part way leaves the old rule recorded, so the next pass keys every row
+        again."""
+        ...
+
     def row_counts(self) -> RowCounts:
         """Files, chunks and edges held now."""
         ...

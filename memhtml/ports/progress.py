@@ -20,6 +20,8 @@ PHASE_APPLYING: Final = "applying"
 """``apply`` ops staged on the batch's tree; units are ops."""
 PHASE_RETOKENIZING: Final = "retokenizing"
 """The full-text index rebuilt under the configured tokenizer; one unit."""
+PHASE_REKEYING: Final = "rekeying"
+"""Stored frame keys derived again from the stored gists (a new derivation); units are rows."""
 PHASE_SCANNING: Final = "scanning"
 """Agent transcripts read by ``trace scan``; units are bytes."""
 

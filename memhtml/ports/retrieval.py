@@ -14,8 +14,8 @@ import attrs
 
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, RANK_ARMS, RRF_K, arm_named
-from memhtml.domain.mmr import MMR_LAMBDA
+from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, PRIOR_BOUND, RANK_ARMS, RRF_K, arm_named
+from memhtml.domain.mmr import MMR_LAMBDA, MMR_RELEVANCE_DEFAULT
 from memhtml.domain.query_bounds import checked_query
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
@@ -133,9 +133,9 @@ class RankingOptions:
     evidence_first: bool = False
     vector_floor: float | None = attrs.field(default=None, converter=_floor)
     mmr_lambda: float = attrs.field(default=MMR_LAMBDA, converter=_mmr_lambda)
-    mmr_relevance: str = attrs.field(default="rank", converter=_mmr_relevance)
+    mmr_relevance: str = attrs.field(default=MMR_RELEVANCE_DEFAULT, converter=_mmr_relevance)
     mmr_text: bool = False
-    prior_bound: float | None = attrs.field(default=None, converter=_prior_bound)
+    prior_bound: float | None = attrs.field(default=PRIOR_BOUND, converter=_prior_bound)
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

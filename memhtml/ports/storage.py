@@ -16,6 +16,7 @@ import attrs
 
 from memhtml.ports.access_store import AccessStore
 from memhtml.ports.archive_lookup import ArchiveLookup
+from memhtml.ports.assist_lookup import AssistLookup
 from memhtml.ports.candidate_store import CandidateStore
 from memhtml.ports.git_writer import RecoveryFinding
 from memhtml.ports.health import HealthProbe, OrphanPruner
@@ -38,6 +39,7 @@ class Storage:
         ranks, candidates, archive, access: What retrieval asks.
         index, vectors: What indexing persists.
         recorder: The write path's dedup lookup and session links.
+        assists: The write-time assists' lookups (frame claims, near neighbours).
         lister, census, health, pruner, state: ``list``, ``index status``, ``doctor`` (and its
             one repair), and the state sidecar.
         rebuild_claim: Tells a rebuild that died from one running in another process.
@@ -53,6 +55,7 @@ class Storage:
     index: IndexStore
     vectors: VectorStore
     recorder: Recorder
+    assists: AssistLookup
     lister: Lister
     census: IndexCensus
     health: HealthProbe

@@ -355,3 +355,58 @@ def test_an_index_built_with_another_tokenizer_is_retokenized_by_the_next_update
     assert PhaseRecord(phase="retokenizing", total=1, done=1, finished=True) in progress.phases()
     assert (None, True, 1) == (second.retokenized, second.unchanged, vectors)
     assert "porter" == store.db.fts_tokenizer()
+
+
+def test_an_index_keyed_by_no_rule_is_rekeyed_by_the_next_update(store: Store) -> None:
+    """An index from before frame keys (migration 0005 records no rule, every key NULL): the
+    next update derives each row's key from its stored gist, keeps every vector, and the
+    update after it has nothing to re-key."""
+    from tests.fakes.progress import FakeProgress, PhaseRecord
+
+    store.commit(
+        {
+            A: memory_bytes("The pool holds 50 connections."),
+            B: memory_bytes("The pool holds 80 connections."),
+            C: memory_bytes("Gamma holds."),
+        }
+    )
+    store.indexer().rebuild(embed=True)
+    store.db.script(
+        "UPDATE files SET frame_key = NULL; "
+        "UPDATE index_settings SET value = '' WHERE name = 'frame_key_rule'",
+        operation="pretend an index from before frame keys",
+    )
+    progress, again = FakeProgress(), FakeProgress()
+    store.indexer().update(embed=True, progress=progress)
+    store.indexer().update(embed=True, progress=again)
+    keys = store.all("SELECT path, frame_key FROM files ORDER BY path")
+    rule = store.all("SELECT value FROM index_settings WHERE name = 'frame_key_rule'")
+    vectors = store.all("SELECT count(*) FROM embeddings")[0][0]
+    assert [
+        (A, "the pool holds {number} connections"),
+        (B, "the pool holds {number} connections"),
+        (C, None),
+    ] == [tuple(row) for row in keys]
+    assert ([("frame-1",)], 3) == ([tuple(r) for r in rule], vectors)
+    assert PhaseRecord(phase="rekeying", total=3, done=3, finished=True) in progress.phases()
+    assert "rekeying" not in [p.phase for p in again.phases()]
+
+
+def test_a_rebuild_records_the_rule_its_projections_were_keyed_by(store: Store) -> None:
+    """A rebuild projects every row under the current rule and says so, so the next update
+    re-keys nothing."""
+    from tests.fakes.progress import FakeProgress
+
+    store.commit({A: memory_bytes("The pool holds 50 connections.")})
+    store.db.script(
+        "UPDATE index_settings SET value = '' WHERE name = 'frame_key_rule'",
+        operation="pretend an index from before frame keys",
+    )
+    store.indexer().rebuild(embed=True)
+    progress = FakeProgress()
+    store.indexer().update(embed=True, progress=progress)
+    rule = store.all("SELECT value FROM index_settings WHERE name = 'frame_key_rule'")
+    assert ([("frame-1",)], []) == (
+        [tuple(r) for r in rule],
+        [p for p in progress.phases() if p.phase == "rekeying"],
+    )

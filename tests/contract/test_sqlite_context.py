@@ -5,6 +5,7 @@ moments, the stored documents are the twin's documents of the rows the index hol
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import attrs
 from hypothesis import HealthCheck, given, settings
@@ -59,29 +60,29 @@ def stored(db: Database) -> dict[str, str]:
     return {str(path): str(text) for path, text in db.all("SELECT path, text FROM file_context")}
 
 
-def apply(store: SqliteIndexStore, held: dict[str, Memory], op: tuple[object, ...], k: int) -> None:
+def apply(store: SqliteIndexStore, held: dict[str, Memory], op: tuple[Any, ...], k: int) -> None:
     """Carry ``op`` out on the store and on ``held`` (path → the memory its row holds)."""
     if op[0] == "write":
         _, i, kind, session, at, title, links, tags = op
-        path = PATHS[i]  # type: ignore[index]
+        path = PATHS[i]
         memory = Memory(
             path=path,
             claim=f"Step {k} by the lake.",
             title=str(title),
             memory_type=str(kind),
-            session_id=session,  # type: ignore[arg-type]
-            event_at=at,  # type: ignore[arg-type]
-            links=tuple(("supports", target) for target in links if target != path),  # type: ignore[attr-defined]
-            tags=tuple(tags),  # type: ignore[arg-type]
+            session_id=session,
+            event_at=at,
+            links=tuple(("supports", target) for target in links if target != path),
+            tags=tuple(tags),
         )
         store.write_projections([memory.projection()])
         held[path] = memory
     elif op[0] == "remove":
-        path = PATHS[op[1]]  # type: ignore[index]
+        path = PATHS[op[1]]
         store.remove_rows([path])
         held.pop(path, None)
     elif op[0] == "move":
-        source, target = PATHS[op[1]], PATHS[op[2]]  # type: ignore[index]
+        source, target = PATHS[op[1]], PATHS[op[2]]
         if source == target:
             return
         store.move_rows([(source, target)], with_state=False)
@@ -97,7 +98,7 @@ def expected(held: dict[str, Memory]) -> dict[str, str]:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=histories)
 def test_refreshed_documents_equal_the_twin_after_any_history(
-    history: list[tuple[object, ...]],
+    history: list[tuple[Any, ...]],
 ) -> None:
     """Each refresh redoes exactly what the changes since the last one reach."""
     db = Database.open(":memory:", state_path=None, fts_tokenizer="unicode61")
@@ -126,5 +127,5 @@ def test_a_refresh_with_nothing_changed_writes_nothing() -> None:
     store.refresh_context()
     assert before == db.get("SELECT total_changes()")
     one, two = first.projection().row.fts_text, second.projection().row.fts_text
-    assert {PATHS[0]: one, PATHS[1]: f"{two}\n{one}"} == stored(db)
+    assert {PATHS[1]: f"{two}\n{one}"} == stored(db)  # the first has no context
     db.close()

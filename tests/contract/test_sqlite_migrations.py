@@ -45,6 +45,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0002_chunk_owner.sql",
             "0003_trace_files.sql",
             "0004_lexical_context.sql",
+            "0005_frame_keys.sql",
         ],
         ["S0001_init.sql"],
     ) == (index, state)
@@ -177,3 +178,19 @@ def test_has_state_needs_the_state_tables(tmp_path: Path) -> None:
     root = write_dir(tmp_path / "s", {"S0001_other.sql": "CREATE TABLE state.other (x)"})
     with Database.open(":memory:", state_path=":memory:", state_migrations=root) as db:
         assert (False, 1) == (db.has_state, db.state_migrations_applied)
+
+
+def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_path: Path) -> None:
+    """Opened by this release, an index built under 0001–0004 records no frame-key rule, which
+    is what makes the next update key its rows (0005); a fresh index records the same."""
+    from memhtml.adapters.sqlite.index_store import SqliteIndexStore
+
+    shipped = load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))
+    old = write_dir(tmp_path / "old", {m.name: m.sql for m in shipped if m.name < "0005"})
+    with Database.open(tmp_path / "index.db", index_migrations=old) as db:
+        before = db.migrations_applied
+    with Database.open(tmp_path / "index.db") as db:
+        after = (db.newly_applied, SqliteIndexStore(db).frame_key_rule())
+    with Database.open(tmp_path / "fresh.db") as db:
+        fresh = SqliteIndexStore(db).frame_key_rule()
+    assert (4, ("0005_frame_keys.sql",), "", "") == (before, *after, fresh)

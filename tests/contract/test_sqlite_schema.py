@@ -165,6 +165,7 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
         "trace_prompts_turn", "memory_session_links_session", "memory_session_links_path",
         "trace_consolidations_run", "files_content_hash",  # the last: ours, migration 0002
         "trace_prompts_file", "trace_files_session",  # ours, migration 0003
+        "file_context_prev",  # ours, migration 0004
     }  # fmt: skip
     sql = "SELECT name FROM {}.sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'"
     main = {str(r[0]) for r in db.all(sql.format("main"))}

@@ -14,7 +14,7 @@ from memhtml.domain.errors import NotFound
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.sidecar import parse_sidecar
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
 from memhtml.ports.index_census import IndexCounts
 from memhtml.ports.indexer import BackfillReport
 from memhtml.ports.lister import ListedMemory, ListPage
@@ -120,6 +120,8 @@ class FakeProbe:
     dangling: tuple[DanglingLink, ...] = ()
     orphans: tuple[str, ...] = ()
     inbox: InboxDepths = attrs.Factory(lambda: InboxDepths(memories=0, tasks=0))
+    frames: tuple[FrameClaim, ...] = ()
+    contradictions: tuple[ContradictionLink, ...] = ()
 
     def dangling_links(self) -> tuple[DanglingLink, ...]:
         """The configured dangling links."""
@@ -132,6 +134,14 @@ class FakeProbe:
     def inbox_depths(self) -> InboxDepths:
         """The configured depths."""
         return self.inbox
+
+    def shared_frames(self) -> tuple[FrameClaim, ...]:
+        """The configured claims on shared keys."""
+        return self.frames
+
+    def active_contradictions(self) -> tuple[ContradictionLink, ...]:
+        """The configured contradictions."""
+        return self.contradictions
 
 
 @attrs.define

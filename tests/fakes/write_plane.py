@@ -1,9 +1,11 @@
-"""An in-memory index for the write path's unit tests: ``Indexer`` and ``Recorder`` in one.
+"""An in-memory index for the write path's unit tests: ``Indexer``, ``Recorder`` and the
+frame half of ``AssistLookup`` in one.
 
 ``update`` projects HEAD's tree from a git port into a dictionary (path → content hash, type),
 so the dedup lookup answers from what was committed, as the SQLite index does. Tests steer it
 with plain attributes (``stale``, ``stored_model``, ``update_failures``) and assert on its state
-(``updates``, ``links``). It passes the recorder contract suite beside ``SqliteRecorder``.
+(``updates``, ``links``, ``frame_lookups``). It passes the recorder contract suite beside
+``SqliteRecorder``.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.bootstrap import memory_codec
 from memhtml.app.use_cases.collaborators import WriteDeps
 from memhtml.domain.errors import InvalidMemory
+from memhtml.domain.frame_key import frame_key
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.paths import is_archived_path, is_indexable_path
 from memhtml.domain.vocabulary import TASK_TYPE
+from memhtml.ports.assist_lookup import FrameMatch, NearMatch, NearQuery
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import ChangeSet, FileWrite, GitWriter, RecoveryFinding
@@ -46,6 +50,7 @@ class FakeRow:
     content_hash: str
     memory_type: str
     archived: bool
+    gist: str = ""
 
 
 class FakeIndex:
@@ -65,6 +70,8 @@ class FakeIndex:
         self.head_sha: str | None = None
         # Raised by record_session_links when set.
         self.link_failure: Exception | None = None
+        # The key sets active_frames_for was asked, one entry per call.
+        self.frame_lookups: list[tuple[str, ...]] = []
 
     # --- Indexer ------------------------------------------------------------------------
 
@@ -180,6 +187,39 @@ class FakeIndex:
         ]
         return tuple(sorted(chosen, key=lambda k: (k.at, k.path, k.session_id, k.kind)))
 
+    # --- AssistLookup (frames only: a lexical-only fake holds no vectors) ----------------
+
+    def active_frames_for(self, keys: Sequence[str]) -> Mapping[str, tuple[FrameMatch, ...]]:
+        """Live non-task rows whose gist keys to one of ``keys``, by path; records the call."""
+        self.frame_lookups.append(tuple(keys))
+        found: dict[str, list[FrameMatch]] = {}
+        for path, row in sorted(self.rows.items()):
+            key = frame_key(row.gist)
+            if (
+                key is not None
+                and key in keys
+                and not row.archived
+                and row.memory_type != TASK_TYPE
+            ):
+                found.setdefault(key, []).append(FrameMatch(path=path, gist=row.gist))
+        return {key: tuple(matches) for key, matches in found.items()}
+
+    def first_chunk_vectors(self, paths: Sequence[str], *, model: str) -> Mapping[str, bytes]:
+        """No vectors."""
+        return {}
+
+    def active_nearest_for(
+        self,
+        queries: Sequence[NearQuery],
+        *,
+        model: str,
+        floor: float,
+        limit: int,
+        exclude_types: Sequence[str] = (),
+    ) -> tuple[tuple[NearMatch, ...], ...]:
+        """No vectors, so no neighbours."""
+        return tuple(() for _ in queries)
+
     # --- internals ----------------------------------------------------------------------
 
     def _project(self, known: Mapping[bytes, MemoryDoc] | None = None) -> None:
@@ -200,6 +240,7 @@ class FakeIndex:
                 content_hash=doc.content_hash,
                 memory_type=doc.memory_type,
                 archived=is_archived_path(entry.path),
+                gist=doc.gist,
             )
         self.rows = rows
 
@@ -329,6 +370,7 @@ def fake_store(*, writer: GitWriter | None = None, git: FakeGit | None = None) -
         indexer=index,
         clock=clock,
         codec=codec,
+        assists=index,
         embed=False,
         pause=pauses.append,
     )

@@ -29,6 +29,7 @@ from tests.faults.harness import (
     run_killed_at,
     write_op,
 )
+from tests.faults.test_sync_kills import SYNC_STEPS
 
 NEXT_WRITE = (
     "write",
@@ -286,6 +287,8 @@ def test_state_is_restored_when_a_heal_is_killed_after_moving_it_aside(store: Ba
 
 
 def test_every_fault_step_is_exercised_here_or_in_the_embed_test() -> None:
-    """The table reaches every step the code names, so a new step cannot go untested."""
+    """The table (and the sync kills) reach every step the code names, so a new step cannot go
+    untested."""
     covered = {scenario.step.partition(":")[0] for scenario in SCENARIOS} | {"embed.slice"}
+    covered |= set(SYNC_STEPS)  # tests/faults/test_sync_kills.py
     assert FAULT_STEPS == covered

@@ -141,6 +141,7 @@ def test_write_reports_the_cli_md_fields_and_commits_once(store: Store) -> None:
         "commitSha",
         "contentHash",
         "indexed",
+        "conflicts",
     ] == list(written)
     assert EXPORT_PATH == written["path"]
     assert (True, False, None, True) == (
@@ -189,7 +190,14 @@ def test_correct_archives_the_target_and_writes_its_successor(store: Store) -> N
         "--reason",
         "measured again",
     )
-    assert ["path", "archivedPath", "commitSha", "contentHash", "indexed"] == list(corrected)
+    assert [
+        "path",
+        "archivedPath",
+        "commitSha",
+        "contentHash",
+        "indexed",
+        "conflicts",
+    ] == list(corrected)
     assert "resources/billing/ledger-lock-holds-for-45-minutes.html" == corrected["path"]
     assert corrected["archivedPath"].startswith("archive/")
     assert corrected["archivedPath"].endswith("/" + LOCK_PATH)
@@ -285,6 +293,7 @@ def test_apply_from_stdin_runs_the_batch_as_one_commit(store: Store) -> None:
         "code",
         "error",
         "skipped",
+        "conflicts",
     ] == list(applied["results"][0])
     assert [(0, LOCK_PATH, False), (1, EXPORT_PATH, True), (2, EXPORT_PATH, False)] == [
         (r["index"], r["path"], r["deduped"]) for r in applied["results"]

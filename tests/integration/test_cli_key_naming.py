@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from dulwich.repo import Repo
 
 from memhtml.app.cli import cli
 from memhtml.app.cli.manifest import leaf_contexts
@@ -40,6 +41,7 @@ ABORTING_BATCH: Final = json.dumps({"op": "archive", "path": "areas/none.html", 
 FIXTURES: Final = Path(__file__).parent.parent / "fixtures"
 LOCOMO_SHAPE: Final = FIXTURES / "locomo_shape.json"
 TRANSCRIPTS: Final = FIXTURES / "traces" / "claude"
+REMOTE: Final = "remote.git"
 TRACED_SESSION: Final = "7f3c2a9e-5b1d-4c8e-9f00-1a2b3c4d5e6f"
 
 
@@ -67,6 +69,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     """One store with two memories, an edge and an applied batch; shared, commands append."""
     root = tmp_path_factory.mktemp("naming") / "store"
     data(invoke(["init", "--repo", str(root)]))
+    (root.parent / REMOTE).mkdir()
+    Repo.init_bare(str(root.parent / REMOTE)).close()  # `init --remote`, `sync` and `clone`
     made = Store(root)
     made.ok(*EXPORT_WRITE)
     made.ok(*LOCK_WRITE)
@@ -81,7 +85,7 @@ def invocations(scratch: Path) -> dict[str, list[str]]:
     run = str(runs / "locomo-lexical-turn.json")
     note = NOTE  # replaced by the path `write` returns
     return {
-        "init": ["init"],
+        "init": ["init", "--remote", str(scratch / REMOTE)],
         "write": ["write", "--title", "Ledger lock moved to 02:00", "--type", "semantic",
                   "--claim", "The ledger lock now starts at 02:00 UTC.", "--tag", "billing"],
         "read": ["read", EXPORT_PATH],
@@ -101,6 +105,8 @@ def invocations(scratch: Path) -> dict[str, list[str]]:
         "doctor": ["doctor", "--fix"],
         "state export": ["state", "export"],
         "state import": ["state", "import"],
+        "sync": ["sync"],
+        "clone": ["clone", str(scratch / REMOTE), str(scratch / "cloned")],
         "manifest": ["manifest"],
         "help": ["help", "index", "rebuild"],
         "eval discriminate": ["eval", "discriminate", "--size", "60", "--probes", "12"],

@@ -15,6 +15,7 @@ from dulwich.repo import Repo
 from memhtml.adapters.git import DulwichGit, DulwichGitWriter
 from memhtml.adapters.git.repo_config import ensure_merge_ours_driver
 from memhtml.adapters.html import parse_memory
+from memhtml.adapters.sqlite.assist_lookup import SqliteAssistLookup
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.recorder import SqliteRecorder
 from memhtml.adapters.system.clock import FixedClock
@@ -109,6 +110,7 @@ def _stack(root: Path) -> Stack:
         indexer=indexer,
         clock=clock,
         codec=memory_codec(),
+        assists=SqliteAssistLookup(db),
         embed=False,
     )
     return Stack(root=root, db=db, deps=deps)

@@ -20,6 +20,7 @@ from memhtml.app.errors import (
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
+    FactConflict,
     MissingArgument,
     RepoRequired,
     StoreUnhealthy,
@@ -40,6 +41,7 @@ from memhtml.ports.errors import (
     VectorCoverageLow,
 )
 from memhtml.ports.git import PathRefused
+from memhtml.ports.git_remote import PushRejected, RemoteMissing, RemoteUnreachable
 from memhtml.ports.git_writer import GitLocked, HeadMoved
 
 # CLI.md §4, in its order, with its exit statuses.
@@ -69,6 +71,12 @@ SPEC_CODES = {
     # Appended for issue 14 (exit codes): an aborted batch and an unhealthy store.
     "ERR_BATCH_ABORTED": EXIT_RUNTIME,
     "ERR_STORE_UNHEALTHY": EXIT_RUNTIME,
+    # Appended for issue 19 (sync); codes are append-only.
+    "ERR_REMOTE_MISSING": EXIT_USAGE,
+    "ERR_REMOTE_UNREACHABLE": EXIT_RUNTIME,
+    "ERR_PUSH_REJECTED": EXIT_RUNTIME,
+    # Appended for issue 21 (the conflict assist's --on-conflict fail).
+    "ERR_FACT_CONFLICT": EXIT_RUNTIME,
 }
 
 # One instance of every exception the command line must translate, with its code.
@@ -87,6 +95,7 @@ MAPPED: list[tuple[BaseException, str]] = [
     (NotFound("no file"), "ERR_PATH_NOT_FOUND"),
     (InvalidMemory((Finding(code="mark-count", detail="d"),)), "ERR_INVALID_MEMORY"),
     (DuplicateContent("same"), "ERR_DUPLICATE_CONTENT"),
+    (FactConflict("areas/a.html", ("areas/b.html",)), "ERR_FACT_CONFLICT"),
     (Conflict("occupied"), "ERR_WRITE_CONFLICT"),
     (HeadMoved("a" * 40, "b" * 40), "ERR_WRITE_CONFLICT"),
     (DirtyTree(("areas/x.html",)), "ERR_DIRTY_TREE"),
@@ -101,6 +110,12 @@ MAPPED: list[tuple[BaseException, str]] = [
     (StateCorrupt("attach state database"), "ERR_STORAGE_CORRUPT"),
     (GitLocked("/r/.git/index.lock", "git process 7 is running here"), "ERR_GIT_LOCKED"),
     (GitFailure("read HEAD"), "ERR_GIT"),
+    (RemoteMissing("origin"), "ERR_REMOTE_MISSING"),
+    (
+        RemoteUnreachable("fetch", "origin", "https://***@h/r.git", "timed out"),
+        "ERR_REMOTE_UNREACHABLE",
+    ),
+    (PushRejected("origin", "hook declined", moved=False), "ERR_PUSH_REJECTED"),
     (DiscriminationFailed("gate"), "ERR_DISCRIMINATION_FAILED"),
     (ExtraMissing("mcp", "mcp", "mcp"), "ERR_EXTRA_MISSING"),
     (UnknownTool("no such tool 'serch'"), "ERR_UNKNOWN_COMMAND"),

@@ -50,11 +50,12 @@ def test_the_document_is_the_own_text_then_tags_entities_links_and_the_previous_
         "Yes, the one by the cabin\nfamily trips\nmel sasha\nSummer plan\nWe drove to the lake"
     )
     assert expected == documents["a/t2.html"]
-    assert "We drove to the lake" == documents["a/t1.html"]
+    assert "a/t1.html" not in documents  # nothing before it, no tags, no names, no links
 
 
 def test_only_episodic_memories_of_one_session_and_archive_flag_are_neighbours() -> None:
-    """Another session, no session, another type or the archive never lend their text."""
+    """Another session, no session, another type or the archive never lend their text, so the
+    turn has no context at all and no document."""
     documents = context_documents(
         [
             turn("a/x1.html", "other session", "2026-09-01T00:00:00Z", session="chat-2"),
@@ -66,13 +67,13 @@ def test_only_episodic_memories_of_one_session_and_archive_flag_are_neighbours()
             turn("a/x5.html", "the turn", "2026-09-01T00:00:04Z"),
         ]
     )
-    assert "the turn" == documents["a/x5.html"]
+    assert "a/x5.html" not in documents
 
 
-def test_no_parts_leave_the_own_text() -> None:
-    """With every part switched off the context document is the full-text document."""
+def test_no_parts_leave_no_documents() -> None:
+    """With every part switched off nothing adds to the own text, so no memory has one."""
     facts = [turn("a/t1.html", "one", "1"), turn("a/t2.html", "two", "2", tags=("x",))]
-    assert {"a/t1.html": "one", "a/t2.html": "two"} == context_documents(facts, parts=())
+    assert {} == context_documents(facts, parts=())
 
 
 def test_an_unknown_part_is_a_caller_bug() -> None:
@@ -113,15 +114,15 @@ def test_the_documents_do_not_depend_on_the_order_of_the_facts(
 
 
 @given(facts=facts)
-def test_every_document_starts_with_its_own_text_and_holds_at_most_one_neighbour(
+def test_a_document_is_the_own_text_and_the_previous_session_member_or_absent(
     facts: list[ContextFacts],
 ) -> None:
     """The own text leads; a session lends each member at most its predecessor's text, and a
-    session's earliest member gets none."""
+    session's earliest member (or a memory outside any session) gets no document."""
     documents = context_documents(facts, parts=("prev",))
     by_path = {f.path: f for f in facts}
-    for path, document in documents.items():
-        own = by_path[path]
+    for path, own in by_path.items():
+        document = documents.get(path, own.fts_text)
         assert document.startswith(own.fts_text)
         extra = document[len(own.fts_text) :].removeprefix("\n")
         peers = [

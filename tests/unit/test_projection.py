@@ -133,7 +133,9 @@ def test_semantic_example_files_row() -> None:
         "indexed_at": NOW,
         "task_status": None,
         "due_at": None,
-        "frame_key": None,
+        # The gist's three values lifted out (docs/index-schema.md §3.1).
+        "frame_key": "the search api allows {number} requests per minute for each api key "
+        "request {number} inside the window gets http {number}",
     }
     assert expected == file_row(projection.writes)
 

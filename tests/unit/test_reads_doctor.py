@@ -6,14 +6,17 @@ import pytest
 
 from memhtml.adapters.html import parse_memory
 from memhtml.app.errors import StoreUnhealthy
+from memhtml.app.use_cases.conflicts import ConflictingMemory, FrameConflict
 from memhtml.app.use_cases.doctor import DoctorPorts, doctor_with, format_check
 from memhtml.app.use_cases.doctor_verdict import concerns, refuse_unhealthy
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.write_requests import WriteRequest
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
 from tests.fakes.read_plane import FakeProbe
 from tests.fakes.write_plane import FAKE_SPACE, FakeStore, fake_store
 
+POOL_KEY = "the pool holds {number} connections"
+LOCK_KEY = "the lock holds {duration}"
 UNPARSEABLE_FIX = "fix or remove the files listed under detail.unparseable, then commit"
 NOTE = WriteRequest(
     title="Ledger lock holds for 40 minutes",
@@ -114,6 +117,35 @@ def test_format_check_reports_in_path_order() -> None:
     refused, _ = format_check(parse_memory, {"b.html": b"x", "a.html": b"y"})
     assert ["a.html", "b.html"] == [r.path for r in refused]
     assert all(r.reason for r in refused)
+
+
+def test_frame_conflicts_and_contradictions_are_findings() -> None:
+    """Claims on one key with other values, and a live ``contradicts`` link, are reported with
+    their gists without making the store unhealthy; claims that only restate each other are
+    not reported."""
+    store = fake_store()
+    write_memory(store.deps, NOTE)
+    fifty = FrameClaim(frame_key=POOL_KEY, path="b.html", gist="The pool holds 50 connections.")
+    eighty = FrameClaim(frame_key=POOL_KEY, path="a.html", gist="The pool holds 80 connections.")
+    same = FrameClaim(frame_key=LOCK_KEY, path="c.html", gist="The lock holds 40 minutes.")
+    again = FrameClaim(frame_key=LOCK_KEY, path="d.html", gist="The lock holds 40 min.")
+    link = ContradictionLink(src_path="a.html", src_gist="A.", dst_path="e.html", dst_gist="E.")
+    report = doctor_with(
+        _ports(store, FakeProbe(frames=(fifty, eighty, same, again), contradictions=(link,)))
+    )
+    expected = FrameConflict(
+        frame_key=POOL_KEY,
+        memories=(
+            ConflictingMemory(path="a.html", gist=eighty.gist),
+            ConflictingMemory(path="b.html", gist=fifty.gist),
+        ),
+    )
+    assert ((expected,), (link,), True) == (
+        report.frame_conflicts,
+        report.contradictions,
+        report.healthy,
+    )
+    assert () == concerns(report)
 
 
 def test_a_healthy_report_passes_the_verdict() -> None:

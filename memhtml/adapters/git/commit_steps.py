@@ -85,14 +85,22 @@ def missing_move_sources(
 
 
 def swap_head(
-    repo: Repo, expected_head: str | None, actual: ObjectID | None, commit: Commit
+    repo: Repo,
+    expected_head: str | None,
+    actual: ObjectID | None,
+    commit: Commit,
+    *,
+    reflog: bytes = _REFLOG_PREFIX,
 ) -> None:
-    """Move HEAD's branch (or a detached HEAD) to ``commit`` only if it is still ``actual``."""
+    """Move HEAD's branch (or a detached HEAD) to ``commit`` only if it is still ``actual``.
+
+    ``reflog`` starts the reflog line, before the commit's subject (``commit: `` as git's).
+    """
     subject = commit.message.split(b"\n", 1)[0]
     try:
         if actual is None:
             moved = repo.refs.add_if_new(
-                HEADREF, commit.id, committer=commit.committer, message=_REFLOG_PREFIX + subject
+                HEADREF, commit.id, committer=commit.committer, message=reflog + subject
             )
         else:
             moved = repo.refs.set_if_equals(
@@ -102,7 +110,7 @@ def swap_head(
                 committer=commit.committer,
                 timestamp=commit.commit_time,
                 timezone=0,
-                message=_REFLOG_PREFIX + subject,
+                message=reflog + subject,
             )
     except FileLocked as error:
         raise HeadMoved(expected_head, None) from error

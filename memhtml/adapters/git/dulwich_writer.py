@@ -27,7 +27,11 @@ from memhtml.adapters.git.commit_steps import (
     take_index_lock,
 )
 from memhtml.adapters.git.failures import git_operation
-from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity, resolve_identity
+from memhtml.adapters.git.identity import (
+    FALLBACK_IDENTITY,
+    Identity,
+    sign_commit,
+)
 from memhtml.adapters.git.index_file import IndexRecord, index_bytes, read_index_bytes
 from memhtml.adapters.git.index_snapshot import index_key
 from memhtml.adapters.git.leftovers import LOCK_SUFFIX
@@ -253,18 +257,17 @@ class DulwichGitWriter:
                 for edit in edits
             ],
         )
-        env = os.environ if self._env is None else self._env
-        config = repo.get_config_stack()
-        when = int(self._clock.now().timestamp())
         commit = Commit()
         commit.tree = tree_id
         commit.parents = [] if parent is None else [parent]
-        commit.author = resolve_identity("AUTHOR", config, env, self._fallback).as_header()
-        commit.committer = resolve_identity("COMMITTER", config, env, self._fallback).as_header()
-        commit.author_time = commit.commit_time = when
-        commit.author_timezone = commit.commit_timezone = 0
-        commit.encoding = b"UTF-8"
-        commit.message = (message.rstrip("\n") + "\n").encode("utf-8")
+        sign_commit(
+            commit,
+            config=repo.get_config_stack(),
+            env=os.environ if self._env is None else self._env,
+            fallback=self._fallback,
+            when=int(self._clock.now().timestamp()),
+            message=message,
+        )
         store.add_object(commit)
         return commit
 

@@ -11,6 +11,7 @@ from typing import Final, Literal
 
 import attrs
 from dulwich.config import Config
+from dulwich.objects import Commit
 
 FALLBACK_NAME: Final = "memhtml"
 # `.invalid` is reserved (RFC 2606): the address can never reach anybody by accident.
@@ -71,3 +72,22 @@ def resolve_identity(
     if name is None or email is None:
         return fallback
     return Identity(name=name, email=email)
+
+
+def sign_commit(
+    commit: Commit,
+    *,
+    config: Config,
+    env: Mapping[str, str],
+    fallback: Identity,
+    when: int,
+    message: str,
+) -> None:
+    """Fill ``commit``'s author, committer, times (UTC), encoding and message, as every
+    memhtml commit has them."""
+    commit.author = resolve_identity("AUTHOR", config, env, fallback).as_header()
+    commit.committer = resolve_identity("COMMITTER", config, env, fallback).as_header()
+    commit.author_time = commit.commit_time = when
+    commit.author_timezone = commit.commit_timezone = 0
+    commit.encoding = b"UTF-8"
+    commit.message = (message.rstrip("\n") + "\n").encode("utf-8")

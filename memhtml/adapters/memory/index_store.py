@@ -163,6 +163,23 @@ class MemoryIndexStore:
         with self._t.transaction("retokenize full-text index"):
             self._t.tokenizer = tokenizer
 
+    def frame_key_rule(self) -> str:
+        """See ``IndexStore.frame_key_rule``."""
+        return self._t.frame_key_rule
+
+    def frame_sources(self) -> tuple[tuple[str, str], ...]:
+        """See ``IndexStore.frame_sources``."""
+        return tuple((path, row.gist) for path, row in sorted(self._t.files.items()))
+
+    def rekey_frames(self, rule: str, keys: Mapping[str, str | None]) -> None:
+        """See ``IndexStore.rekey_frames``."""
+        t = self._t
+        with t.transaction("re-key frames"):
+            for path, key in keys.items():
+                if path in t.files:
+                    t.files[path] = attrs.evolve(t.files[path], frame_key=key)
+            t.frame_key_rule = rule
+
     def row_counts(self) -> RowCounts:
         """See ``IndexStore.row_counts``."""
         t = self._t

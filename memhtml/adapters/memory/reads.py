@@ -12,7 +12,7 @@ from memhtml.domain.vectors import f32_cosine_distance, pack_f32
 from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
 from memhtml.ports.candidate_store import CandidateRow
 from memhtml.ports.embedder import Vector
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
 from memhtml.ports.index_census import IndexCounts
 from memhtml.ports.lister import ListedMemory, ListPage
 
@@ -230,3 +230,30 @@ class MemoryHealth:
         ]
         tasks = sum(1 for row in rows if row.memory_type == "task")
         return InboxDepths(memories=len(rows) - tasks, tasks=tasks)
+
+    def shared_frames(self) -> tuple[FrameClaim, ...]:
+        """See ``HealthProbe.shared_frames``."""
+        by_key: dict[str, list[FrameClaim]] = {}
+        for path, row in self._t.files.items():
+            if row.frame_key is None or row.archived or row.memory_type == "task":
+                continue
+            claim = FrameClaim(frame_key=row.frame_key, path=path, gist=row.gist)
+            by_key.setdefault(row.frame_key, []).append(claim)
+        shared = [c for claims in by_key.values() if len(claims) > 1 for c in claims]
+        return tuple(sorted(shared, key=lambda c: (c.frame_key, c.path)))
+
+    def active_contradictions(self) -> tuple[ContradictionLink, ...]:
+        """See ``HealthProbe.active_contradictions``."""
+        files = self._t.files
+        found = [
+            ContradictionLink(
+                src_path=src, src_gist=files[src].gist, dst_path=dst, dst_gist=files[dst].gist
+            )
+            for (src, rel, dst) in self._t.edges
+            if rel == "contradicts"
+            and src in files
+            and dst in files
+            and not files[src].archived
+            and not files[dst].archived
+        ]
+        return tuple(sorted(found, key=lambda c: (c.src_path, c.dst_path)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
+from memhtml.adapters.memory.assist_lookup import MemoryAssistLookup
 from memhtml.adapters.memory.index_store import MemoryIndexStore, MemoryVectorStore
 from memhtml.adapters.memory.rank_store import MemoryRankStore
 from memhtml.adapters.memory.reads import (
@@ -36,6 +37,7 @@ def memory_storage(tables: MemoryTables) -> Storage:
         access=MemoryAccessStore(tables),
         index=MemoryIndexStore(tables),
         vectors=MemoryVectorStore(tables),
+        assists=MemoryAssistLookup(tables),
         recorder=MemoryRecorder(tables),
         lister=MemoryLister(tables),
         census=MemoryCensus(tables),

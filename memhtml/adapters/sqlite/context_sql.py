@@ -1,13 +1,13 @@
 """The contextual lexical documents in SQL: the twin of ``domain.lexical_context``.
 
-``file_context`` holds one document per indexed memory and the path of the neighbour it
-quotes; ``context_fts`` indexes it (external content, kept in step by triggers, like
-``files_fts`` over ``files``). Triggers on ``files`` record every path whose row changed in
-``context_dirty`` (migration 0004), in the same transaction as the change. A refresh redoes
-the documents those changes can reach — the changed memories, every memory of their
-sessions, memories that quoted one of them as neighbour, memories linking to one of them —
-writes those that differ, and empties ``context_dirty``, all in one transaction. The contract
-suite pins the result to :func:`memhtml.domain.lexical_context.context_documents`.
+``file_context`` holds the document of each indexed memory that has some context, and the
+path of the neighbour it quotes; ``context_fts`` indexes it (external content, kept in step by
+triggers, like ``files_fts`` over ``files``). Triggers on ``files`` record every path whose
+row changed in ``context_dirty`` (migration 0004), in the same transaction as the change. A
+refresh redoes the documents those changes can reach — the changed memories, every memory of
+their sessions, memories that quoted one of them as neighbour, memories linking to one of
+them — writes those that differ, and empties ``context_dirty``, all in one transaction. The
+contract suite pins the result to :func:`memhtml.domain.lexical_context.context_documents`.
 """
 
 from __future__ import annotations
@@ -62,9 +62,14 @@ _TOUCHED: Final = (
 )
 
 
-def refresh_context_writes(parts: Collection[str] | None = None) -> tuple[str, str]:
-    """The two statements of one refresh: write the reachable documents that changed, then
-    forget the dirty paths. ``parts`` defaults to ``DEFAULT_CONTEXT_PARTS``, read at call time.
+_SCRATCH: Final = "temp.context_new"
+
+
+def refresh_context_writes(parts: Collection[str] | None = None) -> tuple[str, ...]:
+    """The statements of one refresh, in one transaction: compute the reachable documents
+    into a scratch table, drop the stored documents of memories left without context, write
+    the ones that changed, forget the dirty paths. ``parts`` defaults to
+    ``DEFAULT_CONTEXT_PARTS``, read at call time.
 
     Raises:
         ValueError: ``parts`` names a part that does not exist (a caller bug).
@@ -74,11 +79,17 @@ def refresh_context_writes(parts: Collection[str] | None = None) -> tuple[str, s
     if unknown:
         raise ValueError(f"unknown context parts: {sorted(unknown)}")
     word, part = text_literal(WORD_SEPARATOR), text_literal(PART_SEPARATOR)
-    pieces = ["f.fts_text"]
+    pieces: list[str] = []
     for name in CONTEXT_PARTS:
         if name in parts:
             pieces += [piece.format(word=word, part=part) for piece in _PIECES[name]]
-    document = ", ".join(f"nullif({piece}, '')" for piece in pieces)
+    extra = (
+        "coalesce(concat_ws({part}, {items}), '')".format(
+            part=part, items=", ".join(f"nullif({piece}, '')" for piece in pieces)
+        )
+        if pieces
+        else "''"
+    )
     # The previous episodic memory of the same session and archived flag: LAG over that
     # partition, ordered as the twin orders (event time, else creation time, then path).
     episodic = text_literal(NEIGHBOUR_TYPE)
@@ -88,15 +99,28 @@ def refresh_context_writes(parts: Collection[str] | None = None) -> tuple[str, s
     )
     neighbour = f"CASE WHEN memory_type = {episodic} AND session_id IS NOT NULL THEN lag"
     prev_path = f"{neighbour}(path) {window} END" if "prev" in parts else "NULL"
-    upsert = (
+    compute = (
         f"WITH {_TOUCHED} "
-        f"INSERT INTO {CONTEXT_TABLE}(path, text, prev_path) "
-        f"SELECT f.path, coalesce(concat_ws({part}, {document}), ''), f.prev_path FROM ("
+        f"INSERT INTO {_SCRATCH}(path, own, extra, prev_path) "
+        f"SELECT f.path, f.fts_text, {extra}, f.prev_path FROM ("
         f"SELECT path, title, fts_text, {neighbour}(fts_text) {window} END AS prev_text, "
         f"{prev_path} AS prev_path FROM pool) f "
-        "WHERE f.path IN (SELECT path FROM touched) "
+        "WHERE f.path IN (SELECT path FROM touched)"
+    )
+    upsert = (
+        f"INSERT INTO {CONTEXT_TABLE}(path, text, prev_path) "
+        f"SELECT path, concat_ws({part}, nullif(own, ''), extra), prev_path FROM {_SCRATCH} "
+        "WHERE extra <> '' "
         "ON CONFLICT(path) DO UPDATE SET text = excluded.text, prev_path = excluded.prev_path "
         f"WHERE {CONTEXT_TABLE}.text IS NOT excluded.text "
         f"OR {CONTEXT_TABLE}.prev_path IS NOT excluded.prev_path"
     )
-    return upsert, CLEAR_DIRTY_SQL
+    return (
+        f"CREATE TABLE IF NOT EXISTS {_SCRATCH} "
+        "(path TEXT PRIMARY KEY, own TEXT, extra TEXT, prev_path TEXT)",
+        f"DELETE FROM {_SCRATCH}",
+        compute,
+        f"DELETE FROM {CONTEXT_TABLE} WHERE path IN (SELECT path FROM {_SCRATCH} WHERE extra = '')",
+        upsert,
+        CLEAR_DIRTY_SQL,
+    )

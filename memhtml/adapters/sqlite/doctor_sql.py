@@ -7,7 +7,7 @@ from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.ports.errors import StorageFailure
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
 
 INBOX_PREFIX: Final = "areas/inbox/"
 
@@ -35,6 +35,22 @@ PRUNE_ORPHANS_SQL: Final = (
 INBOX_SQL: Final = (
     "SELECT coalesce(sum(memory_type <> 'task'), 0), coalesce(sum(memory_type = 'task'), 0) "
     f"FROM files WHERE archived = 0 AND substr(path, 1, {len(INBOX_PREFIX)}) = ?1"
+)
+
+# The inner lookup is files_frame_key_active's predicate, so each row costs one index probe.
+SHARED_FRAMES_SQL: Final = (
+    "SELECT f.frame_key, f.path, f.gist FROM files f "
+    "WHERE f.archived = 0 AND f.memory_type <> 'task' AND f.frame_key IS NOT NULL "
+    "AND EXISTS (SELECT 1 FROM files o WHERE o.frame_key = f.frame_key AND o.path <> f.path "
+    "AND o.archived = 0 AND o.memory_type <> 'task') "
+    "ORDER BY f.frame_key, f.path"
+)
+
+CONTRADICTIONS_SQL: Final = (
+    "SELECT e.src_path, s.gist, e.dst_path, d.gist FROM edges e "
+    "JOIN files s ON s.path = e.src_path AND s.archived = 0 "
+    "JOIN files d ON d.path = e.dst_path AND d.archived = 0 "
+    "WHERE e.rel = 'contradicts' ORDER BY e.src_path, e.dst_path"
 )
 
 
@@ -79,6 +95,24 @@ class SqliteHealthProbe:
         if row is None:
             raise StorageFailure(operation)
         return InboxDepths(memories=_count(row[0], operation), tasks=_count(row[1], operation))
+
+    def shared_frames(self) -> tuple[FrameClaim, ...]:
+        """See ``HealthProbe.shared_frames``."""
+        rows = self._db.all(SHARED_FRAMES_SQL, operation="find shared frame keys")
+        return tuple(
+            FrameClaim(frame_key=str(key), path=str(path), gist=str(gist))
+            for key, path, gist in rows
+        )
+
+    def active_contradictions(self) -> tuple[ContradictionLink, ...]:
+        """See ``HealthProbe.active_contradictions``."""
+        rows = self._db.all(CONTRADICTIONS_SQL, operation="find contradictions")
+        return tuple(
+            ContradictionLink(
+                src_path=str(src), src_gist=str(sg), dst_path=str(dst), dst_gist=str(dg)
+            )
+            for src, sg, dst, dg in rows
+        )
 
 
 def _count(value: SqlValue, operation: str) -> int:

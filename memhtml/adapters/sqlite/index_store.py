@@ -27,9 +27,11 @@ from memhtml.adapters.sqlite.projection_sql import (
     write_batches,
 )
 from memhtml.adapters.sqlite.schema import (
+    FRAME_KEY_RULE_SETTING,
     FTS_INDEX_NAME,
     FTS_TRIGGERS,
     MEMORY_TABLES,
+    SETTINGS_TABLE,
     WRITE_BATCH_SIZE,
     retokenize_fts_script,
 )
@@ -158,8 +160,8 @@ class SqliteIndexStore:
         row = self._db.get(HAS_DIRTY_SQL, operation="check context documents")
         if row is None or not row[0]:
             return
-        upsert, clear = refresh_context_writes()
-        self._db.write_all(((upsert, ()), (clear, ())), operation="refresh context documents")
+        writes = [(sql, ()) for sql in refresh_context_writes()]
+        self._db.write_all(writes, operation="refresh context documents")
 
     def record_head(
         self,
@@ -221,6 +223,35 @@ class SqliteIndexStore:
     def retokenize(self, tokenizer: str) -> None:
         """See ``IndexStore.retokenize``: the FTS table and its triggers rebuilt in one step."""
         self._db.script(retokenize_fts_script(tokenizer), operation="retokenize full-text index")
+
+    def frame_key_rule(self) -> str:
+        """See ``IndexStore.frame_key_rule``."""
+        row = self._db.get(
+            f"SELECT value FROM {SETTINGS_TABLE} WHERE name = ?",
+            (FRAME_KEY_RULE_SETTING,),
+            operation="read frame key rule",
+        )
+        return "" if row is None else str(row[0])
+
+    def frame_sources(self) -> tuple[tuple[str, str], ...]:
+        """See ``IndexStore.frame_sources``."""
+        rows = self._db.all(
+            "SELECT path, gist FROM files ORDER BY path", operation="read gists to re-key"
+        )
+        return tuple((str(path), str(gist)) for path, gist in rows)
+
+    def rekey_frames(self, rule: str, keys: Mapping[str, str | None]) -> None:
+        """See ``IndexStore.rekey_frames``: the keys in batches, the rule with the last one."""
+        updates: list[Sequence[Write]] = [
+            [("UPDATE files SET frame_key = ? WHERE path = ?", (key, path))]
+            for path, key in keys.items()
+        ]
+        record: Write = (
+            f"INSERT INTO {SETTINGS_TABLE}(name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            (FRAME_KEY_RULE_SETTING, rule),
+        )
+        self._write([*updates, [record]], operation="re-key frames")
 
     def row_counts(self) -> RowCounts:
         """See ``IndexStore.row_counts``."""

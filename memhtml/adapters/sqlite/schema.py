@@ -54,7 +54,6 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
     "file_context",
-    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",
@@ -63,6 +62,8 @@ MEMORY_TABLES: Final[tuple[str, ...]] = (
     "chunks",
     "edges",
     "files",
+    # Last: deleting rows of files records their paths here (migration 0004).
+    "context_dirty",
 )
 # The trace plane: never emptied by a rebuild, never named in retrieval SQL.
 # trace_files (migration 0003) holds each transcript file's extract.
@@ -120,6 +121,8 @@ WRITE_BATCH_SIZE: Final = 500
 # Build-time settings of index.db that later code must compare against configuration.
 SETTINGS_TABLE: Final = "index_settings"
 FTS_TOKENIZER_SETTING: Final = "fts_tokenizer"
+# The frame-key derivation the stored keys were made with (migration 0005).
+FRAME_KEY_RULE_SETTING: Final = "frame_key_rule"
 
 # DECISIONS 12: the tokenizer is chosen when the index is built (MEMHTML_FTS_TOKENIZER) and
 # recorded in SETTINGS_TABLE. Name → FTS5 `tokenize` argument; porter wraps unicode61 so

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memhtml.adapters.sqlite.access_store import SqliteAccessStore
 from memhtml.adapters.sqlite.archive_lookup import SqliteArchiveLookup
+from memhtml.adapters.sqlite.assist_lookup import SqliteAssistLookup
 from memhtml.adapters.sqlite.candidate_store import SqliteCandidateStore
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
@@ -29,6 +30,7 @@ def sqlite_storage(db: Database) -> Storage:
         access=SqliteAccessStore(db),
         index=SqliteIndexStore(db),
         vectors=SqliteVectorStore(db),
+        assists=SqliteAssistLookup(db),
         recorder=SqliteRecorder(db),
         lister=SqliteLister(db),
         census=SqliteIndexCensus(db),

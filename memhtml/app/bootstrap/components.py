@@ -16,8 +16,14 @@ from memhtml.domain.model import MemoryDoc
 from memhtml.ports.storage import OpenedStorage, StorageLocation, StorageOpener
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from memhtml.adapters.git.write_lock import RepositoryWriteLock
     from memhtml.ports.clock import Clock
     from memhtml.ports.embedder import EmbeddingModel
+    from memhtml.ports.git_history import GitHistory
+    from memhtml.ports.git_landing import GitLanding
+    from memhtml.ports.git_remote import GitRemote
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.pair_similarity import PairwiseSimilarity
     from memhtml.ports.transcript_files import TranscriptFiles
@@ -198,3 +204,43 @@ def fixed_clock(start: dt.datetime) -> Clock:
     from memhtml.adapters.system.clock import FixedClock
 
     return FixedClock(start)
+
+
+def git_history(root: str | Path) -> GitHistory:
+    """Questions about the repository's commits (merge bases, changes, last touches)."""
+    from memhtml.adapters.git.dulwich_history import DulwichHistory
+
+    return DulwichHistory(root)
+
+
+def git_remote(root: str | Path) -> GitRemote:
+    """The repository's remotes over dulwich's transports (file, ssh, http(s), git)."""
+    from memhtml.adapters.git.dulwich_remote import DulwichRemote
+
+    return DulwichRemote(root)
+
+
+def git_landing(
+    root: str | Path,
+    *,
+    clock: Clock | None = None,
+    write_lock: RepositoryWriteLock | None = None,
+    git_name: str | None = None,
+    git_email: str | None = None,
+) -> GitLanding:
+    """Merge commits and journaled branch moves; ``write_lock`` is the store's writers' lock
+    (the one the writer takes), so a sync's branch move and a write never interleave."""
+    from memhtml.adapters.git.dulwich_landing import DulwichLanding
+    from memhtml.adapters.git.identity import FALLBACK_IDENTITY, Identity
+
+    fallback = FALLBACK_IDENTITY
+    if git_name and git_email:
+        fallback = Identity(name=git_name, email=git_email)
+    return DulwichLanding(root, clock=clock, fallback=fallback, write_lock=write_lock)
+
+
+def init_repository(root: str | Path) -> bool:
+    """Create an empty repository on ``main`` at ``root`` (True when it was created)."""
+    from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
+
+    return DulwichGitWriter(root).init()

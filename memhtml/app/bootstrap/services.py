@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 from memhtml.app.bootstrap.components import (
     build_embedder,
     configured_watermark,
+    git_history,
+    git_landing,
+    git_remote,
     memory_codec,
     open_storage,
     pairwise_similarity,
@@ -37,6 +40,9 @@ from memhtml.ports.storage import Storage
 if TYPE_CHECKING:
     from memhtml.ports.embedder import Embedder, EmbeddingModel, QueryEmbedder
     from memhtml.ports.git import GitPort
+    from memhtml.ports.git_history import GitHistory
+    from memhtml.ports.git_landing import GitLanding
+    from memhtml.ports.git_remote import GitRemote
     from memhtml.ports.git_writer import GitWriter, RecoveryFinding
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.memory_parser import MemoryParser
@@ -130,6 +136,8 @@ class Services:
         recovery: What opening found a killed command or a damaged file had left, repaired
             (``heal``) or only seen.
         transcripts: Agent transcripts on disk, for the trace scan.
+        history, remote, landing: The commit graph, the remotes and the branch moves a sync
+            uses.
     """
 
     def __init__(
@@ -228,6 +236,15 @@ class Services:
             self.storage.close()
             raise
         self.transcripts: TranscriptFiles = transcript_files()
+        self.history: GitHistory = git_history(settings.root)
+        self.remote: GitRemote = git_remote(settings.root)
+        self.landing: GitLanding = git_landing(
+            settings.root,
+            clock=self.clock,
+            write_lock=lock,
+            git_name=settings.git_name,
+            git_email=settings.git_email,
+        )
 
     @property
     def embeds(self) -> bool:

@@ -31,6 +31,7 @@ from memhtml.app.cli.commands import (
     retrieval,
     store,
     store_reads,
+    sync,
     trace,
 )
 from memhtml.app.cli.commands.completion import COMPLETE_VAR
@@ -56,6 +57,7 @@ REGISTRARS: Final[tuple[Registrar, ...]] = (
     evaluation.register,
     mcp_serve.register,
     trace.register,
+    sync.register,
     completion.register,
 )
 

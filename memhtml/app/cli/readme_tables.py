@@ -42,6 +42,8 @@ REMEDIES: Final[Mapping[str, str]] = {
     "ERR_WRITE_CONFLICT": "Another writer moved the file or HEAD, or the path is taken; retry, "
     "or choose another `--path`.",
     "ERR_DIRTY_TREE": "Commit or discard your own edits to the paths named, then retry.",
+    "ERR_FACT_CONFLICT": "A live memory states the same relation with another value: "
+    "`memhtml correct` it, or write with `--on-conflict report`.",
     "ERR_INDEX_STALE": "A rebuild was interrupted: `memhtml index rebuild`.",
     "ERR_EMBED_MODEL_MISMATCH": "The index holds another model's vectors: `memhtml index "
     "rebuild --embed`, or set `MEMHTML_EMBED_MODEL` back.",
@@ -67,6 +69,12 @@ REMEDIES: Final[Mapping[str, str]] = {
     "ERR_STORE_UNHEALTHY": "Run the fixes the suggestions list, most often `memhtml doctor "
     "--fix`; `detail` holds the whole report.",
     "ERR_EXTRA_MISSING": "Install the extra the message names, e.g. `pip install 'memhtml[mcp]'`.",
+    "ERR_REMOTE_MISSING": "Name a configured remote with `--remote`, or add one: `memhtml init "
+    "--remote URL` (as origin) or `git remote add NAME URL`.",
+    "ERR_REMOTE_UNREACHABLE": "Check the URL (shown with secrets hidden) and the credentials git "
+    "would use (its config, an ssh agent, the URL itself), then `memhtml sync` again.",
+    "ERR_PUSH_REJECTED": "The remote refused the push (a hook or a protected branch) and said "
+    "why; your commits are safe locally. Fix the remote's rule, then `memhtml sync`.",
     "ERR_UNKNOWN": "A bug: the traceback is on stderr; please report it with the command line.",
 }
 

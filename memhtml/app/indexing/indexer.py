@@ -18,6 +18,7 @@ from memhtml.app.indexing.embedding import EMBED_PERSIST_SLICE, embed_pending
 from memhtml.app.indexing.parse_pool import ParseSettings
 from memhtml.app.indexing.rebuild import run_rebuild
 from memhtml.app.indexing.update import run_update
+from memhtml.domain.frame_key import FRAME_KEY_RULE, frame_key
 from memhtml.domain.model import MemoryDoc
 from memhtml.ports.clock import Clock
 from memhtml.ports.embedder import Embedder
@@ -32,7 +33,12 @@ from memhtml.ports.indexer import (
     VectorCoverage,
 )
 from memhtml.ports.memory_parser import MemoryParser
-from memhtml.ports.progress import NO_PROGRESS, PHASE_RETOKENIZING, ProgressSink
+from memhtml.ports.progress import (
+    NO_PROGRESS,
+    PHASE_REKEYING,
+    PHASE_RETOKENIZING,
+    ProgressSink,
+)
 from memhtml.ports.rebuild_claim import RebuildClaim
 from memhtml.ports.vector_store import VectorStore
 
@@ -139,6 +145,9 @@ class StoreIndexer:
                 raise RebuildNoEmbedRefused(held, context.model, because)
         retokenized = self._align_tokenizer(progress)
         report = run_rebuild(context, embed=writes_vectors, progress=progress)
+        if context.store.frame_key_rule() != FRAME_KEY_RULE:
+            # Every row was just projected under the current rule: only the name is new.
+            context.store.rekey_frames(FRAME_KEY_RULE, {})
         return attrs.evolve(report, retokenized=retokenized)
 
     def update(
@@ -151,6 +160,7 @@ class StoreIndexer:
         """See ``Indexer.update``."""
         context = self._context
         retokenized = self._align_tokenizer(progress)
+        self._align_frame_keys(progress)
         state = context.store.index_state()
         if state is None or state.head_sha is None:
             rebuilt = self._first_or_resumed(embed=embed, progress=progress)
@@ -293,6 +303,22 @@ class StoreIndexer:
         finally:
             progress.finish()
         return wanted
+
+    def _align_frame_keys(self, progress: ProgressSink) -> None:
+        """Key every row again when the stored keys were made by another derivation (an index
+        from before the conflict assist, migration 0005): from the stored gists, no parse."""
+        store = self._context.store
+        if store.frame_key_rule() == FRAME_KEY_RULE:
+            return
+        sources = store.frame_sources()
+        if sources:
+            progress.start(PHASE_REKEYING, len(sources))
+        keys = {path: frame_key(gist) for path, gist in sources}
+        store.rekey_frames(FRAME_KEY_RULE, keys)
+        if sources:
+            progress.advance(len(sources))
+            progress.finish()
+            _log.info("derived the frame keys of %d indexed memories", len(sources))
 
     def _check_space(self, state: IndexState | None) -> None:
         """Refuse to write into a store whose recorded vector space is another one."""

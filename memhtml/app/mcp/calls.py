@@ -30,6 +30,11 @@ def _text(args: Args, name: str) -> str | None:
     return cast("str | None", args.get(name))
 
 
+def _on_conflict(args: Args) -> str:
+    """The tool's ``on_conflict`` (its schema default when absent)."""
+    return _text(args, "on_conflict") or "report"
+
+
 def _texts(args: Args, name: str) -> tuple[str, ...]:
     return cast("tuple[str, ...]", args.get(name, ()))
 
@@ -129,7 +134,8 @@ def write(store: Store, args: Args) -> shaping.Data:
             turn_uuid=_text(args, "turn_uuid"),
         )
     )
-    return shaping.shaped(store.write(request), shaping.WRITTEN_KEYS)
+    result = store.write(request, on_conflict=_on_conflict(args))
+    return shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
 def apply(store: Store, args: Args) -> shaping.Data:
@@ -146,7 +152,10 @@ def apply(store: Store, args: Args) -> shaping.Data:
     )
     lines = [json.dumps(op, ensure_ascii=False) for op in ops]
     result = store.apply(
-        lines, continue_on_error=_flag(args, "continue_on_error"), defaults=defaults
+        lines,
+        continue_on_error=_flag(args, "continue_on_error"),
+        defaults=defaults,
+        on_conflict=_on_conflict(args),
     )
     data = shaping.apply_data(result)
     refuse_aborted(result, data)
@@ -173,7 +182,8 @@ def correct(store: Store, args: Args) -> shaping.Data:
         valid_from=_text(args, "valid_from"),
         session_id=_text(args, "session_id"),
     )
-    return shaping.shaped(store.correct(str(args["target"]), request), shaping.CORRECTED_KEYS)
+    result = store.correct(str(args["target"]), request, on_conflict=_on_conflict(args))
+    return shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 
 def archive(store: Store, args: Args) -> shaping.Data:

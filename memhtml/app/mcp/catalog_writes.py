@@ -14,6 +14,7 @@ from memhtml.app.cli.commands.store_reads import SIGNALS
 from memhtml.app.mcp.catalog_reads import SESSION_ID
 from memhtml.app.mcp.params import Param
 from memhtml.app.mcp.tool_spec import ToolSpec
+from memhtml.app.use_cases.conflicts import ON_CONFLICT_MODES, ON_CONFLICT_REPORT
 from memhtml.domain.vocabulary import LINKABLE_RELS, WRITABLE_TYPES
 
 MAX_APPLY_OPS: Final = 500
@@ -55,6 +56,20 @@ VALID_FROM: Final = Param(
 )
 PROMPT_ID: Final = Param(name="prompt_id", kind="string", description="Prompt that wrote it.")
 TURN_UUID: Final = Param(name="turn_uuid", kind="string", description="Turn that wrote it.")
+
+
+ON_CONFLICT: Final = Param(
+    name="on_conflict",
+    kind="string",
+    choices=ON_CONFLICT_MODES,
+    default=ON_CONFLICT_REPORT,
+    description=(
+        "When a written memory states a live memory's relation with other values (the pool "
+        "is 80, a live memory says 50): report lists it in conflicts; fail writes nothing "
+        "(ERR_FACT_CONFLICT); supersede archives the older memory and links the new one to "
+        "it (supersedes), in the same commit."
+    ),
+)
 
 
 def _path_param(name: str, description: str) -> Param:
@@ -110,6 +125,7 @@ WRITE: Final = ToolSpec(
         SESSION_ID,
         PROMPT_ID,
         TURN_UUID,
+        ON_CONFLICT,
     ),
     response_type="memory.written",
     output_keys=shaping.WRITTEN_KEYS,
@@ -146,6 +162,7 @@ APPLY: Final = ToolSpec(
         SESSION_ID,
         PROMPT_ID,
         TURN_UUID,
+        ON_CONFLICT,
     ),
     response_type="batch.applied",
     output_keys=shaping.APPLY_KEYS,
@@ -183,6 +200,7 @@ CORRECT: Final = ToolSpec(
         EVENT_AT,
         VALID_FROM,
         SESSION_ID,
+        ON_CONFLICT,
     ),
     response_type="memory.corrected",
     output_keys=shaping.CORRECTED_KEYS,

@@ -13,6 +13,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.ports.assist_lookup import AssistLookup
 from memhtml.ports.clock import Clock
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import GitWriter
@@ -40,6 +41,7 @@ class WriteDeps:
             commit.
         clock: Every stamp the command writes.
         codec: Render, parse and head edits.
+        assists: The write-time assists' lookups (frame claims), asked once per batch.
         embed: Whether index updates embed new chunks (``MEMHTML_EMBED`` not ``off``).
         commit_attempts: Tries when HEAD moves under the command.
         pause: Sleeps between tries (seconds); tests pass a recorder of pauses.
@@ -54,6 +56,7 @@ class WriteDeps:
     indexer: Indexer
     clock: Clock
     codec: MemoryCodec
+    assists: AssistLookup
     embed: bool = True
     commit_attempts: int = COMMIT_ATTEMPTS
     pause: Callable[[float], None] = time.sleep

@@ -8,6 +8,16 @@ import attrs
 
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.app.use_cases.conflicts import (
+    ON_CONFLICT_FAIL,
+    ON_CONFLICT_REPORT,
+    ON_CONFLICT_SUPERSEDE,
+    ConflictingMemory,
+    WrittenClaim,
+    checked_on_conflict,
+    conflicts_for,
+    refuse_conflicts,
+)
 from memhtml.app.use_cases.memory_files import (
     archive_destination,
     existing_memory,
@@ -16,6 +26,7 @@ from memhtml.app.use_cases.memory_files import (
     text_of,
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.app.use_cases.write import active_holder, placed_path
 from memhtml.domain import meta_names
 from memhtml.domain.commit_messages import OP_CORRECT, commit_message
@@ -72,6 +83,8 @@ class CorrectResult:
         commit_sha: The one commit holding both changes.
         content_hash: The new memory's hash.
         indexed: False only when the index update after the commit failed.
+        conflicts: Other live memories stating the new memory's relation with other values
+            (the corrected memory, archived by the same commit, never counts).
     """
 
     path: str
@@ -79,6 +92,7 @@ class CorrectResult:
     commit_sha: str | None
     content_hash: str
     indexed: bool
+    conflicts: tuple[ConflictingMemory, ...] = ()
 
 
 def _meta_entities(doc: MemoryDoc) -> tuple[str, ...]:
@@ -113,8 +127,9 @@ def _write_request(correction: CorrectRequest, target: str, old: MemoryDoc) -> W
 
 def _stage_correction(
     deps: WriteDeps, tree: StagedTree, raw_target: str, correction: CorrectRequest
-) -> tuple[str, str, str]:
-    """Stage the archive move and the new file; returns (new path, archived path, hash)."""
+) -> tuple[str, str, str, WrittenClaim]:
+    """Stage the archive move and the new file; returns (new path, archived path, hash, the
+    new memory's claim)."""
     target = existing_memory(tree, raw_target, "target")
     require_active(target)
     require_clean(tree, target)
@@ -150,10 +165,17 @@ def _stage_correction(
     stamped = edit(stamped, meta_names.SUPERSEDED_BY, "/" + path)
     tree.write(archived, stamped.encode("utf-8"))
     tree.write(path, data)
-    return path, archived, doc.content_hash
+    claim = WrittenClaim(path=path, gist=doc.gist, memory_type=request.memory_type)
+    return path, archived, doc.content_hash, claim
 
 
-def correct_memory(deps: WriteDeps, raw_target: str, correction: CorrectRequest) -> CorrectResult:
+def correct_memory(
+    deps: WriteDeps,
+    raw_target: str,
+    correction: CorrectRequest,
+    *,
+    on_conflict: str = ON_CONFLICT_REPORT,
+) -> CorrectResult:
     """Replace a memory: one commit moves it to ``archive/<YYYY>/`` and writes its successor.
 
     The old file is stamped ``status=archived``, ``memhtml-archived``, ``memhtml-valid-until``
@@ -169,10 +191,20 @@ def correct_memory(deps: WriteDeps, raw_target: str, correction: CorrectRequest)
         InvalidInput: A malformed request or a path leaving the repository.
         IndexStale, EmbedModelMismatch: Before anything is written.
         HeadMoved: Other writers won every retry.
+        FactConflict: ``on_conflict`` is ``fail`` and the new memory conflicts with another
+            live one; nothing is written.
     """
+    checked_on_conflict(on_conflict)
 
-    def plan(tree: StagedTree) -> Plan[tuple[str, str, str]]:
-        staged = _stage_correction(deps, tree, raw_target, correction)
+    def plan(
+        tree: StagedTree,
+    ) -> Plan[tuple[str, str, str, tuple[ConflictingMemory, ...]]]:
+        path, archived, content_hash, claim = _stage_correction(deps, tree, raw_target, correction)
+        (conflicts,) = conflicts_for(deps.assists, tree, [claim])
+        if conflicts and on_conflict == ON_CONFLICT_FAIL:
+            raise refuse_conflicts(path, conflicts)
+        if conflicts and on_conflict == ON_CONFLICT_SUPERSEDE:
+            stage_supersede(deps, tree, path, conflicts, now=deps.clock.now(), archived={})
         message = commit_message(
             OP_CORRECT,
             correction.title,
@@ -180,10 +212,10 @@ def correct_memory(deps: WriteDeps, raw_target: str, correction: CorrectRequest)
             session_id=correction.session_id,
             prompt_id=correction.prompt_id,
         )
-        return Plan(outcome=staged, message=message)
+        return Plan(outcome=(path, archived, content_hash, conflicts), message=message)
 
     landed = run_mutation(deps, plan)
-    path, archived, content_hash = landed.outcome
+    path, archived, content_hash, conflicts = landed.outcome
     touched = [(path, correction.session_id, correction.prompt_id, correction.turn_uuid)]
     record_links(deps, "corrected", touched)
     return CorrectResult(
@@ -192,4 +224,5 @@ def correct_memory(deps: WriteDeps, raw_target: str, correction: CorrectRequest)
         commit_sha=landed.commit_sha,
         content_hash=content_hash,
         indexed=landed.indexed,
+        conflicts=conflicts,
     )

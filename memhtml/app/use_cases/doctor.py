@@ -12,6 +12,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.app.use_cases.conflicts import FrameConflict, frame_conflicts
 from memhtml.app.use_cases.doctor_fix import Repair
 from memhtml.app.use_cases.recovery_report import StoreFinding, needs_attention
 from memhtml.domain.errors import InvalidMemory
@@ -20,7 +21,7 @@ from memhtml.domain.paths import is_indexable_path
 from memhtml.domain.snippets import coverage_reason
 from memhtml.domain.vocabulary import PARA_BUCKETS
 from memhtml.ports.git import GitPort
-from memhtml.ports.health import DanglingLink, HealthProbe
+from memhtml.ports.health import ContradictionLink, DanglingLink, HealthProbe
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.memory_parser import MemoryParser
 
@@ -66,6 +67,11 @@ class DoctorReport:
         inbox_depth, inbox_crowded: Ordinary inbox memories, and whether there are over 20.
         inbox_task_depth, inbox_tasks_crowded: Inbox tasks, and whether there are over 10.
         unparseable: Memory files in the working tree that fail the format.
+        frame_conflicts: Live memories stating one relation with other values, by frame key
+            (``use_cases/conflicts``); a person or agent resolves them, ``--fix`` never does.
+        contradictions: ``contradicts`` links between two active memories, with both gists;
+            left to a person or agent as well. Neither counts against ``healthy``, which
+            describes the store's machinery, not whether its facts agree.
         index_fresh: The watermark is at HEAD.
         index_head_sha, head_sha: The watermark and HEAD.
         embed_model_matches, stored_embed_model, configured_embed_model: The vector space.
@@ -88,6 +94,8 @@ class DoctorReport:
     inbox_task_depth: int
     inbox_tasks_crowded: bool
     unparseable: tuple[UnparseableFile, ...]
+    frame_conflicts: tuple[FrameConflict, ...]
+    contradictions: tuple[ContradictionLink, ...]
     index_fresh: bool
     index_head_sha: str | None
     head_sha: str | None
@@ -121,6 +129,8 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
     dangling = ports.probe.dangling_links()
     orphans = ports.probe.orphan_access_rows()
     inbox = ports.probe.inbox_depths()
+    conflicts = frame_conflicts(ports.probe.shared_frames())
+    contradictions = ports.probe.active_contradictions()
     index_head = None if state is None else state.head_sha
     index_fresh = (
         state is not None and index_head is not None and (head is None or index_head == head)
@@ -147,6 +157,8 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         inbox_task_depth=inbox.tasks,
         inbox_tasks_crowded=inbox.tasks > INBOX_TASKS_CROWDED,
         unparseable=unparseable,
+        frame_conflicts=conflicts,
+        contradictions=contradictions,
         index_fresh=index_fresh,
         index_head_sha=index_head,
         head_sha=head,

@@ -8,7 +8,18 @@ import attrs
 
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.app.use_cases.conflicts import (
+    ON_CONFLICT_FAIL,
+    ON_CONFLICT_REPORT,
+    ON_CONFLICT_SUPERSEDE,
+    ConflictingMemory,
+    WrittenClaim,
+    checked_on_conflict,
+    conflicts_for,
+    refuse_conflicts,
+)
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.domain.commit_messages import OP_WRITE, commit_message
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import Conflict
@@ -30,6 +41,8 @@ class WriteResult:
         commit_sha: The commit, or ``None`` when deduped.
         content_hash: The rendered article's hash.
         indexed: False only when the commit landed and the index update after it failed.
+        conflicts: Live memories stating the same relation with other values
+            (``use_cases/conflicts``); empty when deduped.
     """
 
     path: str
@@ -39,6 +52,7 @@ class WriteResult:
     commit_sha: str | None
     content_hash: str
     indexed: bool
+    conflicts: tuple[ConflictingMemory, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -50,12 +64,19 @@ class StagedWrite:
         deduped: Nothing was staged because the content already lives at ``path``.
         content_hash: The rendered article's hash.
         title: The memory's title, for the commit subject.
+        gist, memory_type: What the conflict assist compares (the parsed claim).
     """
 
     path: str
     deduped: bool
     content_hash: str
     title: str
+    gist: str = ""
+    memory_type: str = ""
+
+    def claim(self) -> WrittenClaim:
+        """The written memory as the conflict assist sees it."""
+        return WrittenClaim(path=self.path, gist=self.gist, memory_type=self.memory_type)
 
 
 def stage_write(
@@ -101,7 +122,14 @@ def stage_write(
     tree.write(path, data, rendered.doc)
     if dedups:
         batch_hashes[content_hash] = path
-    return StagedWrite(path=path, deduped=False, content_hash=content_hash, title=request.title)
+    return StagedWrite(
+        path=path,
+        deduped=False,
+        content_hash=content_hash,
+        title=request.title,
+        gist=rendered.doc.gist,
+        memory_type=request.memory_type,
+    )
 
 
 def placed_path(tree: StagedTree, request: WriteRequest, stamp: str) -> str:
@@ -127,32 +155,45 @@ def active_holder(deps: WriteDeps, tree: StagedTree, content_hash: str) -> str |
     return found if found is not None and tree.exists(found) else None
 
 
-def write_memory(deps: WriteDeps, request: WriteRequest) -> WriteResult:
+def write_memory(
+    deps: WriteDeps, request: WriteRequest, *, on_conflict: str = ON_CONFLICT_REPORT
+) -> WriteResult:
     """Write one memory as one commit, or report the active memory that already holds it.
 
     Order: the request is checked; the index is brought level with the tree (refusing on a
     stale index or a model mismatch); the file is rendered and re-parsed (any violation
-    refuses, the tree untouched); dedup; placement; one commit; one index update; a ``wrote``
-    session link when a session is named.
+    refuses, the tree untouched); dedup; placement; the conflict assist (one lookup; with
+    ``on_conflict`` ``fail`` a conflict refuses before the commit, with ``supersede`` the older
+    memories are archived in the same commit); one commit; one index
+    update; a ``wrote`` session link when a session is named.
 
     Raises:
         InvalidInput, InvalidMemory, Conflict: See ``stage_write``; nothing is written.
         IndexStale, EmbedModelMismatch: Before anything is written.
         HeadMoved: Other writers won every retry.
+        FactConflict: ``on_conflict`` is ``fail`` and the memory conflicts; nothing is
+            written.
     """
     request = checked(request)
+    checked_on_conflict(on_conflict)
 
-    def plan(tree: StagedTree) -> Plan[StagedWrite]:
-        staged = stage_write(deps, tree, request, now=deps.clock.now(), batch_hashes={})
+    def plan(tree: StagedTree) -> Plan[tuple[StagedWrite, tuple[ConflictingMemory, ...]]]:
+        now = deps.clock.now()
+        staged = stage_write(deps, tree, request, now=now, batch_hashes={})
         if staged.deduped:
-            return Plan(outcome=staged, message=None)
+            return Plan(outcome=(staged, ()), message=None)
+        (conflicts,) = conflicts_for(deps.assists, tree, [staged.claim()])
+        if conflicts and on_conflict == ON_CONFLICT_FAIL:
+            raise refuse_conflicts(staged.path, conflicts)
+        if conflicts and on_conflict == ON_CONFLICT_SUPERSEDE:
+            stage_supersede(deps, tree, staged.path, conflicts, now=now, archived={})
         message = commit_message(
             OP_WRITE, staged.title, session_id=request.session_id, prompt_id=request.prompt_id
         )
-        return Plan(outcome=staged, message=message)
+        return Plan(outcome=(staged, conflicts), message=message)
 
     landed = run_mutation(deps, plan)
-    staged = landed.outcome
+    staged, conflicts = landed.outcome
     if landed.commit_sha is not None:
         touched = [(staged.path, request.session_id, request.prompt_id, request.turn_uuid)]
         record_links(deps, "wrote", touched)
@@ -164,4 +205,5 @@ def write_memory(deps: WriteDeps, request: WriteRequest) -> WriteResult:
         commit_sha=landed.commit_sha,
         content_hash=staged.content_hash,
         indexed=landed.indexed,
+        conflicts=conflicts,
     )

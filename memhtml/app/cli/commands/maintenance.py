@@ -21,6 +21,8 @@ DOCTOR_KEYS: Final = (
     "inboxTaskDepth",
     "inboxTasksCrowded",
     "unparseable",
+    "frameConflicts",
+    "contradictions",
     "indexFresh",
     "indexHeadSha",
     "headSha",

@@ -8,14 +8,15 @@ instead of the flags, so a new lever is one option here and one field there.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.fusion import RANK_ARMS, RRF_K
-from memhtml.domain.mmr import MMR_LAMBDA
+from memhtml.domain.fusion import PRIOR_BOUND, RANK_ARMS, RRF_K
+from memhtml.domain.mmr import MMR_LAMBDA, MMR_RELEVANCE_DEFAULT
 
 if TYPE_CHECKING:
     from memhtml.ports.retrieval import RankingOptions
@@ -38,6 +39,33 @@ FLAG_NAMES: Final = (
     "mmr_text",
     "prior_bound",
 )
+
+
+class PriorBound(click.ParamType[float | None]):
+    """A number >= 0, or ``off`` (``None``: the priors are added like any arm)."""
+
+    name = "number|off"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | None:
+        """``off`` → ``None``; else a finite number >= 0."""
+        if value is None or isinstance(value, float):
+            return value
+        text = str(value).strip().lower()
+        if text == "off":
+            return None
+        try:
+            number = float(text)
+        except ValueError:
+            self.fail(f"{value!r} is neither a number nor 'off'", param, ctx)
+        if not (math.isfinite(number) and number >= 0):
+            self.fail(f"{value!r} is not a finite number >= 0", param, ctx)
+        return number
+
+
+PRIOR_BOUND_TYPE: Final = PriorBound()
+PRIOR_BOUND_DEFAULT: Final = "off" if PRIOR_BOUND is None else str(PRIOR_BOUND)
 
 
 def ranking_options(command: F) -> F:
@@ -97,15 +125,17 @@ def ranking_options(command: F) -> F:
         click.option(
             "--mmr-relevance",
             type=click.Choice(("rank", "fused")),
-            default="rank",
+            default=MMR_RELEVANCE_DEFAULT,
             show_default=True,
             help="What MMR reads as relevance: the order (rank) or the fused score.",
         ),
         click.option(
             "--prior-bound",
-            type=click.FloatRange(min=0),
-            default=None,
-            help="Make recency and salience a tie-breaker worth at most this share of a score.",
+            type=PRIOR_BOUND_TYPE,
+            default=PRIOR_BOUND_DEFAULT,
+            show_default=True,
+            help="Recency and salience as a tie-breaker worth at most this share of a score; "
+            "'off' adds them as arms instead.",
         ),
         click.option(
             "--mmr-text/--no-mmr-text",

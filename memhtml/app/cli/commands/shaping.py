@@ -28,8 +28,16 @@ WRITTEN_KEYS: Final = (
     "commitSha",
     "contentHash",
     "indexed",
+    "conflicts",
 )
-CORRECTED_KEYS: Final = ("path", "archivedPath", "commitSha", "contentHash", "indexed")
+CORRECTED_KEYS: Final = (
+    "path",
+    "archivedPath",
+    "commitSha",
+    "contentHash",
+    "indexed",
+    "conflicts",
+)
 ARCHIVED_KEYS: Final = ("path", "archivedPath", "commitSha", "indexed")
 LINKED_KEYS: Final = ("srcPath", "dstPath", "rel", "created", "commitSha", "indexed")
 APPLY_KEYS: Final = ("results", "summary", "commitSha", "aborted", "indexed")
@@ -43,6 +51,7 @@ APPLY_RESULT_KEYS: Final = (
     "code",
     "error",
     "skipped",
+    "conflicts",
 )
 APPLY_SUMMARY_KEYS: Final = (
     "total",

@@ -24,6 +24,7 @@ from memhtml.app.cli.commands.write_checks import (
 from memhtml.app.cli.config_root import repo_root
 from memhtml.app.cli.environment import ENV_SESSION_ID
 from memhtml.app.cli.output import CommandResult, emits
+from memhtml.app.use_cases.conflicts import ON_CONFLICT_MODES, ON_CONFLICT_REPORT
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.vocabulary import WRITABLE_TYPES
 
@@ -44,13 +45,31 @@ def register(group: click.Group) -> None:
 
 
 @click.command("init")
-@emits("repo.init", examples=("memhtml init --repo ~/memhtml",))
-def init() -> CommandResult:
+@click.option(
+    "--remote",
+    "remote_url",
+    metavar="URL",
+    help=(
+        "Also point the remote 'origin' at URL (any git URL; credentials from git's config "
+        "or the URL, shown hidden); `memhtml sync` then pushes."
+    ),
+)
+@emits(
+    "repo.init",
+    examples=("memhtml init --repo ~/memhtml", "memhtml init --remote /srv/memory.git"),
+)
+def init(remote_url: str | None) -> CommandResult:
     """Create the memory repository, its folders and databases; re-running changes nothing."""
-    from memhtml.app.store import init_store_at
+    from memhtml.app.store import init_store_at, open_store
 
-    result = init_store_at(repo_root(initialized=False), environ=os.environ)
-    return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
+    root = repo_root(initialized=False)
+    result = init_store_at(root, environ=os.environ)
+    data = shaping.shaped(result, shaping.INIT_KEYS)
+    if remote_url is not None:
+        with open_store(root, environ=os.environ, embedder=False) as store:
+            store.set_remote(remote_url)
+            data["remote"] = store.remote_url()
+    return "repo.init", data
 
 
 @click.command("write")
@@ -87,6 +106,15 @@ def init() -> CommandResult:
 )
 @click.option("--prompt-id", help="Prompt that wrote it (meta and commit trailer).")
 @click.option("--turn-uuid", help="Conversation turn that wrote it (meta).")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(ON_CONFLICT_MODES),
+    default=ON_CONFLICT_REPORT,
+    show_default=True,
+    help="When a written memory states a live memory's relation with other values: report it "
+    "in conflicts, fail (ERR_FACT_CONFLICT, nothing written), or supersede (archive the older "
+    "one, linked by supersedes, in the same commit).",
+)
 @emits(
     "memory.written",
     examples=(
@@ -112,6 +140,7 @@ def write(
     session_id: str | None,
     prompt_id: str | None,
     turn_uuid: str | None,
+    on_conflict: str,
 ) -> CommandResult:
     """Write one memory as one commit, or report the active memory that already holds it."""
     from memhtml.domain.write_requests import WriteRequest, checked
@@ -139,7 +168,7 @@ def write(
         )
     )
     with open_here() as store:
-        result = store.write(request, embed=FAST_WRITES_EMBED)
+        result = store.write(request, embed=FAST_WRITES_EMBED, on_conflict=on_conflict)
     return "memory.written", shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
@@ -159,6 +188,14 @@ def write(
 @click.option("--tag", multiple=True, help="Tags of the replacement; default: the target's.")
 @click.option("--entity", multiple=True, help="Entities (type:name); default: the target's.")
 @click.option("--workspace", help="Workspace of the replacement; default: the target's.")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(ON_CONFLICT_MODES),
+    default=ON_CONFLICT_REPORT,
+    show_default=True,
+    help="When a written memory states a live memory's relation with other values: report it "
+    "in conflicts, or fail (ERR_FACT_CONFLICT, nothing written).",
+)
 @emits(
     "memory.corrected",
     examples=(
@@ -181,6 +218,7 @@ def correct(
     tag: tuple[str, ...],
     entity: tuple[str, ...],
     workspace: str | None,
+    on_conflict: str,
 ) -> CommandResult:
     """Archive a memory and write its replacement, linked both ways, in one commit."""
     from memhtml.app.use_cases.correct import CorrectRequest
@@ -202,7 +240,7 @@ def correct(
         session_id=session_id,
     )
     with open_here() as store:
-        result = store.correct(target, request, embed=FAST_WRITES_EMBED)
+        result = store.correct(target, request, embed=FAST_WRITES_EMBED, on_conflict=on_conflict)
     return "memory.corrected", shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 
@@ -263,6 +301,14 @@ def _batch_lines(file: str | None, source: str | None) -> list[str]:
 )
 @click.option("--prompt-id", help="Batch default for ops that name no prompt.")
 @click.option("--turn-uuid", help="Batch default for ops that name no turn.")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(ON_CONFLICT_MODES),
+    default=ON_CONFLICT_REPORT,
+    show_default=True,
+    help="When a written memory states a live memory's relation with other values: report it "
+    "in conflicts, or fail (ERR_FACT_CONFLICT, nothing written).",
+)
 @emits("batch.applied", examples=("memhtml apply --file ops.jsonl", "memhtml apply - < ops.jsonl"))
 def apply(
     source: str | None,
@@ -271,6 +317,7 @@ def apply(
     session_id: str | None,
     prompt_id: str | None,
     turn_uuid: str | None,
+    on_conflict: str,
 ) -> CommandResult:
     """Run a JSONL batch of write, link and archive ops as one commit (atomic by default).
 
@@ -292,6 +339,7 @@ def apply(
             defaults=defaults,
             progress=progress,
             embed=FAST_WRITES_EMBED,
+            on_conflict=on_conflict,
         )
     data = shaping.apply_data(result)
     refuse_aborted(result, data)
