@@ -38,7 +38,16 @@ _STRING_FIELDS: Final = (
     "turn_uuid",
 )
 _WRITE_FIELDS: Final = frozenset(
-    {*_STRING_FIELDS, "body", "strict_path", "tag", "entity", "importance", "confidence"}
+    {
+        *_STRING_FIELDS,
+        "body",
+        "strict_path",
+        "tag",
+        "entity",
+        "importance",
+        "confidence",
+        "pinned",
+    }
 )
 _FIELDS: Final[Mapping[str, frozenset[str]]] = {
     OP_WRITE: _WRITE_FIELDS,
@@ -167,6 +176,7 @@ def _write_request(fields: Mapping[str, object], session: SessionDefaults) -> Wr
             session_id=_optional(fields, "session_id", _string) or session.session_id,
             prompt_id=_optional(fields, "prompt_id", _string) or session.prompt_id,
             turn_uuid=_optional(fields, "turn_uuid", _string) or session.turn_uuid,
+            pinned=_optional(fields, "pinned", _boolean) or False,
         )
     )
 

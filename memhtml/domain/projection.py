@@ -12,6 +12,7 @@ from typing import Final, TypeVar
 import attrs
 
 from memhtml.domain.chunking import Chunk, chunk_text
+from memhtml.domain.entities import EntityTerm, entity_terms
 from memhtml.domain.model import Citation, EntityRef, Facet, MemoryDoc
 from memhtml.domain.paths import is_archived_path, origin_path, para_of, workspace_of
 from memhtml.domain.vocabulary import TASK_TYPE, edge_class_of
@@ -63,6 +64,7 @@ class FileRow:
     task_status: str | None
     due_at: str | None
     frame_key: str | None = None
+    pinned: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -89,6 +91,7 @@ class FileProjection:
         chunks: The body's chunks; their ids key the vectors.
         edges: The authored edges, created at ``row.indexed_at`` with ``src_hash`` the
             file's content hash.
+        entity_terms: The file's rows of the entity vocabulary (``domain/entities.py``).
     """
 
     row: FileRow
@@ -98,6 +101,7 @@ class FileProjection:
     citations: tuple[Citation, ...]
     chunks: tuple[Chunk, ...]
     edges: tuple[AuthoredEdge, ...]
+    entity_terms: tuple[EntityTerm, ...] = ()
 
     @property
     def path(self) -> str:
@@ -132,6 +136,7 @@ def project_file(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -
         citations=tuple(_first_by_key(doc.citations, lambda citation: citation.text)),
         chunks=chunk_text(doc.content_hash, doc.body_text),
         edges=tuple(edges),
+        entity_terms=entity_terms(doc.entities, doc.tags, doc.aliases),
     )
 
 
@@ -179,4 +184,5 @@ def _file_row(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -> F
         # "NULL on non-tasks" rule true for a hand-built MemoryDoc as well.
         task_status=doc.task_status if doc.memory_type == TASK_TYPE else None,
         due_at=doc.due_at,
+        pinned=doc.pinned,
     )

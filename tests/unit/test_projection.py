@@ -134,6 +134,7 @@ def test_semantic_example_files_row() -> None:
         "task_status": None,
         "due_at": None,
         "frame_key": None,
+        "pinned": 0,
     }
     assert expected == file_row(projection.writes)
 
@@ -255,7 +256,7 @@ def test_statements_run_in_schema_order() -> None:
     projection = project_file(
         path=SEMANTIC_PATH, blob_sha=BLOB, doc=parse_memory(SEMANTIC_EXAMPLE), indexed_at=NOW
     )
-    head = [sql for sql, _ in projection.writes[:8]]
+    head = [sql for sql, _ in projection.writes[: len(DELETE_CHILD_SQL) + 4]]
     expected = [
         *DELETE_CHILD_SQL,
         REPOINT_STALE_CHUNKS_SQL,
