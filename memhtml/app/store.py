@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.link import LinkResult
     from memhtml.app.use_cases.listing import ListRequest, ListResult
     from memhtml.app.use_cases.memory_source import MemorySource
+    from memhtml.app.use_cases.neighbors import NeighborsResult
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
@@ -90,6 +91,7 @@ class Store:
             clock=s.clock,
             parse=s.parse,
             embed=s.embeds,
+            links=s.storage.links,
         )
 
     def initialize(self, *, databases_created: bool) -> InitResult:
@@ -140,6 +142,21 @@ class Store:
         from memhtml.app.use_cases.memory_source import memory_source
 
         return memory_source(self.services.git, path, commit=commit)
+
+    def neighbors(
+        self, path: str, *, depth: int = 1, relations: Sequence[str] | None = None
+    ) -> NeighborsResult:
+        """The links around one memory, out to ``depth`` hops; ``relations`` narrows them."""
+        from memhtml.app.use_cases.neighbors import NeighborPorts, neighbors_with
+
+        s = self.services
+        ports = NeighborPorts(
+            links=s.storage.links,
+            candidates=s.storage.candidates,
+            indexer=s.indexer,
+            embed=s.embeds,
+        )
+        return neighbors_with(ports, path, depth=depth, relations=relations)
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""

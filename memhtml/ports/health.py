@@ -27,6 +27,20 @@ class DanglingLink:
 
 
 @attrs.frozen(kw_only=True)
+class Contradiction:
+    """A ``contradicts`` edge whose two ends are both active memories: two live memories the
+    store says disagree, which ``memhtml correct`` on one of them resolves (seed 004).
+
+    Attributes:
+        src_path: The memory whose head states the contradiction.
+        dst_path: The memory it contradicts.
+    """
+
+    src_path: str
+    dst_path: str
+
+
+@attrs.frozen(kw_only=True)
 class InboxDepths:
     """Active memories waiting in ``areas/inbox/``: ordinary ones and tasks, counted apart."""
 
@@ -58,6 +72,15 @@ class HealthProbe(Protocol):
 
     def inbox_depths(self) -> InboxDepths:
         """How many active memories and tasks lie under ``areas/inbox/``.
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...
+
+    def active_contradictions(self) -> tuple[Contradiction, ...]:
+        """``contradicts`` edges (authored or mined) between two indexed, active (not
+        archived) memories, ordered by source then target.
 
         Raises:
             StorageFailure: The index cannot be read.

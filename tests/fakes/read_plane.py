@@ -14,7 +14,7 @@ from memhtml.domain.errors import NotFound
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.sidecar import parse_sidecar
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import Contradiction, DanglingLink, InboxDepths
 from memhtml.ports.index_census import IndexCounts
 from memhtml.ports.indexer import BackfillReport
 from memhtml.ports.lister import ListedMemory, ListPage
@@ -120,6 +120,11 @@ class FakeProbe:
     dangling: tuple[DanglingLink, ...] = ()
     orphans: tuple[str, ...] = ()
     inbox: InboxDepths = attrs.Factory(lambda: InboxDepths(memories=0, tasks=0))
+    contradictions: tuple[Contradiction, ...] = ()
+
+    def active_contradictions(self) -> tuple[Contradiction, ...]:
+        """The configured contradictions."""
+        return self.contradictions
 
     def dangling_links(self) -> tuple[DanglingLink, ...]:
         """The configured dangling links."""

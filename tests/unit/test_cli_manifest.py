@@ -129,7 +129,7 @@ SHIPPED_COMMANDS = sorted(
         "init", "write", "read", "list", "correct", "archive", "link", "apply", "reinforce",
         "search", "recall", "index rebuild", "index update", "index embed", "index status",
         "doctor", "state export", "state import", "manifest", "help", "eval discriminate",
-        "eval locomo", "mcp", "trace scan", "trace list", "trace show",
+        "eval locomo", "mcp", "trace scan", "trace list", "trace show", "neighbors",
     ]
 )  # fmt: skip
 SHIPPED_RESPONSE_TYPES = sorted(
@@ -138,7 +138,7 @@ SHIPPED_RESPONSE_TYPES = sorted(
         "memory.archived", "memory.linked", "batch.applied", "memory.reinforced", "memory.hits",
         "recall.pack", "index.report", "doctor.report", "state.export", "state.import",
         "cli.manifest", "cli.help", "eval.discrimination", "eval.locomo", "mcp.stopped",
-        "trace.scan", "trace.list", "trace.detail",
+        "trace.scan", "trace.list", "trace.detail", "memory.neighbors",
     ]
 )  # fmt: skip
 

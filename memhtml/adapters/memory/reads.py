@@ -12,8 +12,9 @@ from memhtml.domain.vectors import f32_cosine_distance, pack_f32
 from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
 from memhtml.ports.candidate_store import CandidateRow
 from memhtml.ports.embedder import Vector
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import Contradiction, DanglingLink, InboxDepths
 from memhtml.ports.index_census import IndexCounts
+from memhtml.ports.link_graph import StoredLink
 from memhtml.ports.lister import ListedMemory, ListPage
 
 INBOX_PREFIX = "areas/inbox/"
@@ -51,6 +52,9 @@ class MemoryCandidateStore:
                 disclosure_text=row.disclosure_text,
                 vector_blob=first_vector.get(path),
                 superseded_by=self._superseded_by(path) if row.archived else None,
+                importance=row.importance,
+                pinned=row.pinned,
+                tags=tuple(sorted(t.tags.get(path, ()))),
             )
         return found
 
@@ -209,6 +213,19 @@ class MemoryHealth:
             )
         return tuple(sorted(found, key=lambda d: (d.src_path, d.rel, d.dst_path)))
 
+    def active_contradictions(self) -> tuple[Contradiction, ...]:
+        """See ``HealthProbe.active_contradictions``."""
+        files = self._t.files
+
+        def active(path: str) -> bool:
+            return path in files and not files[path].archived
+
+        return tuple(
+            Contradiction(src_path=src, dst_path=dst)
+            for src, rel, dst in sorted(self._t.edges, key=lambda k: (k[0], k[2], k[1]))
+            if rel == "contradicts" and active(src) and active(dst)
+        )
+
     def orphan_access_rows(self) -> tuple[str, ...]:
         """See ``HealthProbe.orphan_access_rows``."""
         return tuple(sorted(path for path in self._t.access if path not in self._t.files))
@@ -230,3 +247,24 @@ class MemoryHealth:
         ]
         tasks = sum(1 for row in rows if row.memory_type == "task")
         return InboxDepths(memories=len(rows) - tasks, tasks=tasks)
+
+
+class MemoryLinkGraph:
+    """The :class:`memhtml.ports.link_graph.LinkGraph` port in memory."""
+
+    def __init__(self, tables: MemoryTables) -> None:
+        """Read ``tables``' edges."""
+        self._t = tables
+
+    def links_touching(self, paths: Sequence[str]) -> tuple[StoredLink, ...]:
+        """See ``LinkGraph.links_touching``."""
+        wanted = set(paths)
+        return tuple(
+            sorted(
+                StoredLink(
+                    src=src, rel=rel, dst=dst, edge_class=edge.edge_class, derived=edge.derived
+                )
+                for (src, rel, dst), edge in self._t.edges.items()
+                if src in wanted or dst in wanted
+            )
+        )

@@ -7,7 +7,7 @@ from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.ports.errors import StorageFailure
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import Contradiction, DanglingLink, InboxDepths
 
 INBOX_PREFIX: Final = "areas/inbox/"
 
@@ -19,6 +19,14 @@ DANGLING_SQL: Final = (
     "ORDER BY e.src_path, e.rel, e.dst_path"
 )
 """Provenance edges point at sessions, not files, so they can never resolve and are left out."""
+
+CONTRADICTIONS_SQL: Final = (
+    "SELECT e.src_path, e.dst_path FROM edges e "
+    "JOIN files s ON s.path = e.src_path AND s.archived = 0 "
+    "JOIN files d ON d.path = e.dst_path AND d.archived = 0 "
+    "WHERE e.rel = 'contradicts' ORDER BY e.src_path, e.dst_path"
+)
+"""Both ends indexed and active: a contradiction with an archived side is already resolved."""
 
 ORPHAN_SQL: Final = (
     "SELECT s.path FROM state.access s "
@@ -57,6 +65,11 @@ class SqliteHealthProbe:
             )
             for src, rel, dst, to in rows
         )
+
+    def active_contradictions(self) -> tuple[Contradiction, ...]:
+        """See ``HealthProbe.active_contradictions``."""
+        rows = self._db.all(CONTRADICTIONS_SQL, operation="find active contradictions")
+        return tuple(Contradiction(src_path=str(src), dst_path=str(dst)) for src, dst in rows)
 
     def orphan_access_rows(self) -> tuple[str, ...]:
         """State rows for paths the index does not hold; empty without a state plane."""

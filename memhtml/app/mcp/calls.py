@@ -74,6 +74,15 @@ def read(store: Store, args: Args) -> shaping.Data:
     return shaping.detail_data(result)
 
 
+def neighbors(store: Store, args: Args) -> shaping.Data:
+    """``memory.neighbors``: the links around one path."""
+    relations = _texts(args, "relation")
+    result = store.neighbors(
+        str(args["path"]), depth=cast("int", args["depth"]), relations=relations or None
+    )
+    return shaping.neighbors_data(result)
+
+
 def list_memories(store: Store, args: Args) -> shaping.Data:
     """One ``memory.list`` page."""
     from memhtml.app.use_cases.listing import ListRequest
@@ -196,6 +205,7 @@ CALLS: Final[Mapping[str, Call]] = {
     "search": search,
     "recall": recall,
     "read": read,
+    "neighbors": neighbors,
     "list": list_memories,
     "index_status": index_status,
     "doctor": doctor,

@@ -20,7 +20,7 @@ from memhtml.domain.paths import is_indexable_path
 from memhtml.domain.snippets import coverage_reason
 from memhtml.domain.vocabulary import PARA_BUCKETS
 from memhtml.ports.git import GitPort
-from memhtml.ports.health import DanglingLink, HealthProbe
+from memhtml.ports.health import Contradiction, DanglingLink, HealthProbe
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.memory_parser import MemoryParser
 
@@ -62,6 +62,8 @@ class DoctorReport:
         root: The store's root.
         healthy: No check below found anything to act on.
         dangling: Authored links whose target is gone, with an archived copy to rewrite to.
+        contradictions: ``contradicts`` edges between two active memories (resolve one with
+            ``memhtml correct``).
         orphan_access_rows: State rows for paths the index does not hold.
         inbox_depth, inbox_crowded: Ordinary inbox memories, and whether there are over 20.
         inbox_task_depth, inbox_tasks_crowded: Inbox tasks, and whether there are over 10.
@@ -104,6 +106,7 @@ class DoctorReport:
     has_state: bool
     recovery: tuple[StoreFinding, ...] = ()
     repaired: Repair | None = None
+    contradictions: tuple[Contradiction, ...] = ()
 
 
 def doctor_with(ports: DoctorPorts) -> DoctorReport:
@@ -119,6 +122,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
     state = ports.indexer.index_state()
     coverage = ports.indexer.vector_coverage()
     dangling = ports.probe.dangling_links()
+    contradictions = ports.probe.active_contradictions()
     orphans = ports.probe.orphan_access_rows()
     inbox = ports.probe.inbox_depths()
     index_head = None if state is None else state.head_sha
@@ -133,7 +137,9 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
             f"vector coverage is low: {coverage_reason(coverage.embeddings, coverage.chunks)}"
         )
     healthy = (
-        not (dangling or orphans or unparseable or low or not index_fresh or not matches)
+        not (dangling or contradictions or orphans or unparseable or low)
+        and index_fresh
+        and matches
         and ports.has_state
         and not needs_attention(ports.recovery)
     )
@@ -162,6 +168,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         warnings=tuple(warnings),
         has_state=ports.has_state,
         recovery=ports.recovery,
+        contradictions=contradictions,
     )
 
 

@@ -24,6 +24,7 @@ from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort, PathRefused
 from memhtml.ports.indexer import Indexer
+from memhtml.ports.link_graph import LinkGraph
 from memhtml.ports.memory_parser import MemoryParser
 from memhtml.ports.recorder import LINK_KINDS, LinkKind, Recorder, SessionLink
 from memhtml.ports.retrieval import Retrieval
@@ -48,6 +49,7 @@ class ReadPorts:
         clock: Stamps session links.
         parse: Memory file bytes to ``MemoryDoc``.
         embed: Whether the freshness update embeds new chunks.
+        links: The index's edges, for the memory's inbound links; ``None`` reads none.
     """
 
     git: GitPort
@@ -57,6 +59,7 @@ class ReadPorts:
     clock: Clock
     parse: MemoryParser
     embed: bool
+    links: LinkGraph | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -65,6 +68,16 @@ class ReadLink:
 
     rel: str
     href: str
+
+
+@attrs.frozen(kw_only=True)
+class InboundLink:
+    """Another memory's link to this one, as the index holds it: its source as an href
+    (``/path``), the relation, and whether sleep mined it rather than an author writing it."""
+
+    rel: str
+    href: str
+    derived: bool
 
 
 @attrs.frozen(kw_only=True)
@@ -113,6 +126,7 @@ class ReadResult:
         entities: ``type:name`` references, as the file lists them.
         tags: The file's tags.
         links: Authored edges.
+        inbound_links: Other memories' links to this one, by source then relation.
         gist: The claim.
         body: The article's text.
         html: The article's inner HTML, verbatim from the file.
@@ -136,6 +150,7 @@ class ReadResult:
     sessions: tuple[SessionTouch, ...]
     index_fresh: bool
     index_update_ms: float
+    inbound_links: tuple[InboundLink, ...] = ()
 
 
 def present_metas(doc: MemoryDoc) -> tuple[tuple[str, MetaValue], ...]:
@@ -167,6 +182,7 @@ def present_metas(doc: MemoryDoc) -> tuple[tuple[str, MetaValue], ...]:
         ("needsRevision", True if doc.needs_revision else None),
         ("taskStatus", doc.task_status),
         ("dueAt", doc.due_at),
+        ("pinned", True if doc.pinned else None),
     ]
     return tuple((name, value) for name, value in pairs if value is not None)
 
@@ -233,6 +249,7 @@ def read_with(
         sessions=_sessions(ports.recorder, path),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
+        inbound_links=_inbound(ports.links, path),
     )
 
 
@@ -261,6 +278,17 @@ def record_session_link(
         ports.recorder.record_session_links(links)
     except MemhtmlError as error:
         logger.warning("session links were not recorded (%s)", error)
+
+
+def _inbound(links: LinkGraph | None, path: str) -> tuple[InboundLink, ...]:
+    """Links whose target is ``path``; the memory's own links are ``links``, from the file."""
+    if links is None:
+        return ()
+    return tuple(
+        InboundLink(rel=link.rel, href=f"/{link.src}", derived=link.derived)
+        for link in links.links_touching([path])
+        if link.dst == path
+    )
 
 
 def _sessions(recorder: Recorder, path: str) -> tuple[SessionTouch, ...]:

@@ -36,6 +36,7 @@ FLAG_NAMES: Final = (
     "mmr_lambda",
     "mmr_relevance",
     "mmr_text",
+    "authority",
 )
 
 
@@ -49,7 +50,10 @@ def ranking_options(command: F) -> F:
         return command(*args, **kwargs)
 
     decorators = [
-        click.option("--arms", help="Comma-separated arms to run: fts,vector,recency,salience."),
+        click.option(
+            "--arms",
+            help="Comma-separated arms to run: fts,vector,recency,salience,entity,graph.",
+        ),
         click.option(
             "--gate-priors/--no-gate-priors",
             default=False,
@@ -63,7 +67,8 @@ def ranking_options(command: F) -> F:
             help="The reciprocal rank fusion constant.",
         ),
         click.option(
-            "--weights", help="Per-arm weights, e.g. fts=1,vector=0.5,recency=0.5,salience=0.4."
+            "--weights",
+            help="Per-arm weights, e.g. fts=1,vector=0.5,entity=1,graph=0.5.",
         ),
         click.option(
             "--fts-stopwords/--no-fts-stopwords",
@@ -103,6 +108,12 @@ def ranking_options(command: F) -> F:
             show_default=True,
             help="Compare memories without a vector by their words during MMR.",
         ),
+        click.option(
+            "--authority/--no-authority",
+            default=False,
+            show_default=True,
+            help="Move near-ties by memory kind, importance, confidence, pin and tags (±10 %).",
+        ),
     ]
     wrapped: Any = with_ranking
     for decorator in reversed(decorators):
@@ -122,6 +133,7 @@ def ranking_from(
     mmr_lambda: float,
     mmr_relevance: str,
     mmr_text: bool,
+    authority: bool = False,
 ) -> RankingOptions:
     """The flags as one ``RankingOptions``.
 
@@ -141,6 +153,7 @@ def ranking_from(
         mmr_lambda=mmr_lambda,
         mmr_relevance=mmr_relevance,
         mmr_text=mmr_text,
+        authority=authority,
     )
 
 

@@ -78,6 +78,7 @@ def check_article(claim: str | None, article_html: str | None) -> None:
 )
 @click.option("--prompt-id", help="Prompt that wrote it (meta and commit trailer).")
 @click.option("--turn-uuid", help="Conversation turn that wrote it (meta).")
+@click.option("--pin", is_flag=True, help="Pin it: search favours it in a close contest.")
 @emits(
     "memory.written",
     examples=(
@@ -103,6 +104,7 @@ def write(
     session_id: str | None,
     prompt_id: str | None,
     turn_uuid: str | None,
+    pin: bool,
 ) -> CommandResult:
     """Write one memory as one commit, or report the active memory that already holds it."""
     from memhtml.domain.write_requests import WriteRequest, checked
@@ -127,6 +129,7 @@ def write(
             session_id=session_id,
             prompt_id=prompt_id,
             turn_uuid=turn_uuid,
+            pinned=pin,
         )
     )
     with open_here() as store:

@@ -106,6 +106,7 @@ def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[st
             "weights": dict(config.options.weights),
             "ftsStopwords": config.options.fts_stopwords,
             "ftsTokenizer": config.fts_tokenizer,
+            "authority": config.options.authority,
             "conversations": config.conversations,
         },
         "counts": {
