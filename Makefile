@@ -24,10 +24,12 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.suite $(BENCH_ARGS)
 
-# docs/cli.md is generated from the click command tree; tests/unit/test_docs_cli_reference.py
-# fails when it is stale.
+# docs/cli.md and the README's configuration and troubleshooting tables are generated from the
+# click command tree and the program's tables; tests/unit/test_docs_cli_reference.py fails when
+# they are stale.
 docs: $(STAMP)
 	$(BIN)/python -m memhtml.app.cli.reference --output docs/cli.md
+	$(BIN)/python -m memhtml.app.cli.readme_tables --output README.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -36,8 +38,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Spread over every core (pytest-xdist); `make unit PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= auto
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 test: lint typecheck unit
 

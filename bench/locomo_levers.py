@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
+
 from bench.machine import machine_line
 from memhtml.app.bootstrap import Services, Settings, build_embedder, fixed_clock
 from memhtml.app.bootstrap.config import EmbedSettings
@@ -56,6 +58,44 @@ VARIANTS: Final[Mapping[str, Mapping[str, Any]]] = {
 }
 
 
+def with_context(neighbours: Mapping[str, str]) -> Any:
+    """An experiment-only projection that appends each turn's neighbour text to its full-text
+    document (not to what is displayed or embedded): the contextual lexical document lever."""
+    from memhtml.domain.projection import project_file
+
+    def project(*, path: str, blob_sha: str, doc: Any, indexed_at: str) -> Any:
+        projection = project_file(path=path, blob_sha=blob_sha, doc=doc, indexed_at=indexed_at)
+        extra = neighbours.get(path)
+        if not extra:
+            return projection
+        row = attrs.evolve(projection.row, fts_text=f"{projection.row.fts_text} {extra}")
+        return attrs.evolve(projection, row=row)
+
+    return project
+
+
+def neighbour_texts(converted: Any, parts: str) -> dict[str, str]:
+    """Per turn path, its context: ``prev`` and ``next`` add the neighbouring turn's text in
+    the same session, ``meta`` the tag and entity names (comma-separated parts)."""
+    chosen = set(parts.split(","))
+    texts: dict[str, str] = {}
+    ops = list(converted.ops)
+    items = list(converted.items)
+    for i, item in enumerate(items):
+        extra = []
+        if "prev" in chosen and i > 0 and items[i - 1].session == item.session:
+            extra.append(ops[i - 1].request.claim)
+        if "next" in chosen and i + 1 < len(items) and items[i + 1].session == item.session:
+            extra.append(ops[i + 1].request.claim)
+        if "meta" in chosen:
+            request = ops[i].request
+            extra.extend(request.tags)
+            extra.extend(entity.partition(":")[2].replace("-", " ") for entity in request.entities)
+        if extra:
+            texts[item.path] = " ".join(extra)
+    return texts
+
+
 def build_stores(
     data: str | None,
     workdir: Path,
@@ -63,13 +103,19 @@ def build_stores(
     conversations: int | None,
     tokenizer: str,
     embedder: EmbeddingModel | None,
+    context: str = "none",
 ) -> list[tuple[Store, Any, Any]]:
     """One store per conversation: (store, its queries, its path → item map)."""
+    import memhtml.app.indexing.rebuild as rebuild_module
+
     dataset = load_dataset(resolve_data_path(data))
     chosen = dataset.conversations[: conversations or None]
     stores = []
+    original = vars(rebuild_module)["project_file"]
     for conversation in chosen:
         converted = convert(conversation, "turn")
+        if context != "none":
+            vars(rebuild_module)["project_file"] = with_context(neighbour_texts(converted, context))
         settings = Settings(
             root=workdir / conversation.sample_id,
             embed=EmbedSettings(backend="local" if embedder else "off"),
@@ -80,6 +126,7 @@ def build_stores(
         store.initialize(databases_created=True)
         store.apply(converted.ops, embed=False)
         store.index_rebuild(embed=embedder is not None)
+        vars(rebuild_module)["project_file"] = original
         stores.append((store, build_queries(conversation), converted.by_path()))
     return stores
 
@@ -125,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--mode", choices=("hybrid", "lexical"), default="hybrid")
     parser.add_argument("--tokenizer", choices=("unicode61", "porter"), default="unicode61")
     parser.add_argument("--conversations", type=int)
+    parser.add_argument(
+        "--context", default="none", help="none, or comma-separated parts: prev, next, meta"
+    )
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--set", action="append", default=[], help="name:json-kwargs variant")
     parser.add_argument("--out")
@@ -143,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             conversations=args.conversations,
             tokenizer=args.tokenizer,
             embedder=embedder,
+            context=args.context,
         )
         built = time.perf_counter() - started
         rows = {}
@@ -152,7 +203,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         for store, _, _ in stores:
             store.close()
     first = next(iter(rows))
-    print(f"{machine_line()} · {args.mode} · {args.tokenizer} · built in {built:.0f} s")
+    print(
+        f"{machine_line()} · {args.mode} · {args.tokenizer} · context {args.context} · "
+        f"built in {built:.0f} s"
+    )
     header = "| variant | " + " | ".join(name for name, _, _ in METRICS) + " |"
     print(header)
     print("|---|" + "---:|" * len(METRICS))

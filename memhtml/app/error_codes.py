@@ -88,7 +88,7 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         description=(
             "Unknown flag; bad value, type, choice or range; exclusive flags together; extra "
             "positional; malformed JSONL line; bad environment value; a path outside the "
-            "repository."
+            "repository, or a --path that is no memory path; a blank query; an unknown relation."
         ),
         # A refused path is the caller's bad input (`../x`, an absolute path, a symlink out), not
         # a broken repository: reporting ERR_GIT would send them to fix git instead of the call.

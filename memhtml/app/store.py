@@ -92,6 +92,7 @@ class Store:
             parse=s.parse,
             embed=s.embeds,
             links=s.storage.links,
+            vector_floor=s.settings.embed.vector_coverage_floor,
         )
 
     def initialize(self, *, databases_created: bool) -> InitResult:
@@ -112,11 +113,15 @@ class Store:
             create_databases=lambda: databases_created,
         )
 
-    def write(self, request: WriteRequest) -> WriteResult:
-        """Write one memory as one commit (or dedup onto the active memory holding it)."""
+    def write(self, request: WriteRequest, *, embed: bool | None = None) -> WriteResult:
+        """Write one memory as one commit (or dedup onto the active memory holding it).
+
+        ``embed`` False indexes it lexically and leaves its vector to a later pass (the next
+        search embeds pending chunks, bounded, or ``index embed``); None is the store's setting.
+        """
         from memhtml.app.use_cases.write import write_memory
 
-        return write_memory(self.write_deps(), request)
+        return write_memory(self.write_deps(embed=embed), request)
 
     def read(
         self,
@@ -204,23 +209,26 @@ class Store:
             turn_uuid=turn_uuid,
         )
 
-    def correct(self, target: str, correction: CorrectRequest) -> CorrectResult:
-        """Replace a memory: archive it and write its successor, one commit."""
+    def correct(
+        self, target: str, correction: CorrectRequest, *, embed: bool | None = None
+    ) -> CorrectResult:
+        """Replace a memory: archive it and write its successor, one commit (``embed`` as in
+        ``write``)."""
         from memhtml.app.use_cases.correct import correct_memory
 
-        return correct_memory(self.write_deps(), target, correction)
+        return correct_memory(self.write_deps(embed=embed), target, correction)
 
-    def archive(self, path: str, reason: str) -> ArchiveResult:
-        """Move a memory under ``archive/<YYYY>/``, one commit."""
+    def archive(self, path: str, reason: str, *, embed: bool | None = None) -> ArchiveResult:
+        """Move a memory under ``archive/<YYYY>/``, one commit (``embed`` as in ``write``)."""
         from memhtml.app.use_cases.archive import archive_memory
 
-        return archive_memory(self.write_deps(), path, reason)
+        return archive_memory(self.write_deps(embed=embed), path, reason)
 
-    def link(self, src: str, rel: str, dst: str) -> LinkResult:
-        """Add one edge of the closed vocabulary to ``src``'s head."""
+    def link(self, src: str, rel: str, dst: str, *, embed: bool | None = None) -> LinkResult:
+        """Add one edge of the closed vocabulary to ``src``'s head (``embed`` as in ``write``)."""
         from memhtml.app.use_cases.link import link_memories
 
-        return link_memories(self.write_deps(), src, rel, dst)
+        return link_memories(self.write_deps(embed=embed), src, rel, dst)
 
     def apply(
         self,
@@ -433,6 +441,7 @@ def open_store(
     embedder: EmbeddingModel | bool | None = True,
     heal: bool = True,
     thorough: bool = False,
+    progress: ProgressSink | None = None,
 ) -> Store:
     """Open the initialized store at ``root``.
 
@@ -444,6 +453,8 @@ def open_store(
             or ``None`` is lexical-only.
         heal: Repair what a killed command or a damaged file left (off: only report it).
         thorough: Check every database page and sweep the repository (``doctor``).
+        progress: Where the index passes a call runs on its own report (a rebuild after a
+            lost index, say); silent when omitted.
 
     Raises:
         RepoRequired: ``root`` is not a git work tree with a ``.memhtml/`` folder.
@@ -458,7 +469,16 @@ def open_store(
             root=str(settings.root),
             suggestions=(f"memhtml init --repo {shlex.quote(str(settings.root))}",),
         )
-    return Store(Services(settings, clock=clock, embedder=embedder, heal=heal, thorough=thorough))
+    return Store(
+        Services(
+            settings,
+            clock=clock,
+            embedder=embedder,
+            heal=heal,
+            thorough=thorough,
+            progress=progress,
+        )
+    )
 
 
 def init_store_at(root: str | Path, *, environ: Mapping[str, str] | None = None) -> InitResult:

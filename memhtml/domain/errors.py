@@ -17,13 +17,16 @@ class InvalidMemory(MemhtmlError):
     """A memory file (or the inputs to render one) breaks the format's constraints.
 
     Carries every violation found in one pass, never only the first, so a writer can fix
-    them all at once.
+    them all at once. The message gives each violation's code and detail (``file-too-large:
+    file is 5220511 bytes; the limit is 131072``): a code alone does not say what to fix, and
+    a finding's detail never quotes memory text.
     """
 
     def __init__(self, violations: tuple[Finding, ...], warnings: tuple[Finding, ...] = ()):
         self.violations = violations
         self.warnings = warnings
-        super().__init__("; ".join(v.code for v in violations) or "invalid memory")
+        described = " | ".join(f"{v.code}: {v.detail}" if v.detail else v.code for v in violations)
+        super().__init__(described or "invalid memory")
 
 
 class InvalidInput(MemhtmlError):

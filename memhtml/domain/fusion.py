@@ -195,6 +195,7 @@ def fuse(
     arms: Sequence[ArmSpec] = RANK_ARMS,
     evidence_first: bool = False,
     vias: Mapping[str, GraphVia] | None = None,
+    prior_bound: float | None = None,
 ) -> tuple[Fused, ...]:
     """Fuse per-arm rankings into one ordered list (the twin of the fused SQL statement).
 
@@ -225,6 +226,11 @@ def fuse(
             order within each group.
         vias: The seeded (graph) arm's step for each path it ranked
             (``domain/graph.graph_ranking``); attached to those paths only.
+        prior_bound: Make the priors a bounded tie-breaker instead of addends: the score is the
+            query arms' sum times ``1 + prior_bound × p / p_max``, where ``p`` is the priors'
+            sum and ``p_max`` what every fired prior's rank 1 would give. A candidate no query
+            arm ranked scores 0. With ``prior_bound < 1 / (k + 1)`` a memory ranked first by
+            every query arm stays first whatever the priors say.
 
     Returns:
         The fused candidates by score descending, then path ascending (plain ``str`` order);
@@ -240,6 +246,8 @@ def fuse(
         raise InvalidInput(f"the RRF constant must be a finite number >= 0, got {k!r}")
     if limit is not None and limit < 0:
         raise InvalidInput(f"limit must be >= 0, got {limit!r}")
+    if prior_bound is not None and not (math.isfinite(prior_bound) and prior_bound >= 0):
+        raise InvalidInput(f"the prior bound must be a finite number >= 0, got {prior_bound!r}")
     overrides = dict(weights or {})
     for name, weight in overrides.items():
         arm_named(name, arms)
@@ -257,16 +265,21 @@ def fuse(
     gated = gate_priors and any(arm.kind is ArmKind.QUERY for arm in fired)
 
     scores: dict[str, float] = {}
+    prior_sums: dict[str, float] = {}
     ranks: dict[str, list[tuple[str, int]]] = {}
     for arm in fired:
         weight = overrides.get(arm.name, arm.weight)
         paths = rankings[arm.name]
         if gated and arm.kind is ArmKind.PRIOR:
             paths = [path for path in paths if path in query_found]
+        bounded_prior = prior_bound is not None and arm.kind is ArmKind.PRIOR
+        sums = prior_sums if bounded_prior else scores
         for position, path in enumerate(paths):
             rank = position + 1
-            scores[path] = scores.get(path, 0.0) + weight / (rank + k)
+            sums[path] = sums.get(path, 0.0) + weight / (rank + k)
             ranks.setdefault(path, []).append((arm.name, rank))
+    if prior_bound is not None:
+        scores = _bounded(scores, prior_sums, prior_bound, prior_ceiling(fired, overrides, k))
 
     query_names = {arm.name for arm in fired if arm.kind is ArmKind.QUERY}
 
@@ -286,3 +299,25 @@ def fuse(
         )
         for p in ordered
     )
+
+
+def prior_ceiling(arms: Sequence[ArmSpec], overrides: Mapping[str, float], k: float) -> float:
+    """What the fired priors give a path ranked first by all of them (their sum's ceiling)."""
+    total = 0.0
+    for arm in arms:
+        if arm.kind is ArmKind.PRIOR:
+            total = total + overrides.get(arm.name, arm.weight) / (1 + k)
+    return total
+
+
+def _bounded(
+    query: Mapping[str, float], priors: Mapping[str, float], bound: float, prior_max: float
+) -> dict[str, float]:
+    """Each path's query sum scaled by ``1 + bound × prior / prior_max`` (0 for prior-only)."""
+    paths = set(query) | set(priors)
+    if prior_max <= 0.0:
+        return {path: query.get(path, 0.0) for path in paths}
+    return {
+        path: query.get(path, 0.0) * (1.0 + bound * priors.get(path, 0.0) / prior_max)
+        for path in paths
+    }

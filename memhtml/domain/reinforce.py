@@ -131,10 +131,13 @@ def reinforce_step(
 ) -> AccessRow | None:
     """The row a reinforce of ``path`` at ``now`` leaves behind, or None when it cooled down.
 
-    The pure twin of the adapter's conditional upsert. Every bump raises ``access_count`` and
-    stamps ``last_accessed_at`` and ``updated_at``; a non-neutral one also raises
-    ``reinforcement_count``, stamps ``last_reinforced_at`` and moves the outcome (:func:`ewma`).
-    A path's first row takes the signal's value as its outcome (CLI.md: "first row ±1").
+    The pure twin of the adapter's conditional upsert. A bump past the cooldown raises
+    ``access_count`` and stamps ``last_accessed_at``; a non-neutral signal also raises
+    ``reinforcement_count``, stamps ``last_reinforced_at`` and moves the outcome (:func:`ewma`)
+    — always, inside the cooldown too: the cooldown limits how often plain access counts, never
+    an explicit judgement (an agent reads a memory, then judges it). ``None`` only for a
+    neutral bump inside the cooldown. A path's first row takes the signal's value as its
+    outcome ("first row ±1").
     """
     moves = signal is not Signal.NEUTRAL
     if existing is None:
@@ -147,18 +150,22 @@ def reinforce_step(
             last_reinforced_at=now if moves else None,
             updated_at=now,
         )
-    if is_cooling_down(existing.last_accessed_at, now, cooldown_s):
+    cooling = is_cooling_down(existing.last_accessed_at, now, cooldown_s)
+    if cooling and not moves:
         return None
-    bumped = attrs.evolve(
-        existing, access_count=existing.access_count + 1, last_accessed_at=now, updated_at=now
+    accessed = (
+        existing
+        if cooling
+        else attrs.evolve(existing, access_count=existing.access_count + 1, last_accessed_at=now)
     )
     if not moves:
-        return bumped
+        return attrs.evolve(accessed, updated_at=now)
     return attrs.evolve(
-        bumped,
+        accessed,
         reinforcement_count=existing.reinforcement_count + 1,
         outcome_score=ewma(existing.outcome_score, signal, first=False),
         last_reinforced_at=now,
+        updated_at=now,
     )
 
 

@@ -31,10 +31,14 @@ class SkippedFile:
             another active non-task file already holds the same content hash, or
             ``unreadable`` when the working-tree file vanished while being read. Codes only,
             never memory text, so a report is safe to log.
+        details: The parser's detail for each code of ``reasons``, in the same order (``file
+            is 5220511 bytes; the limit is 131072``), or empty when the reasons are not a
+            parser's; like the codes, a detail never quotes memory text.
     """
 
     path: str
     reasons: tuple[str, ...]
+    details: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -257,7 +261,9 @@ class Indexer(Protocol):
         """Whether another process is rebuilding the index at this moment."""
         ...
 
-    def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
+    def embed_missing(
+        self, candidate_chunk_ids: Sequence[str] | None = None, *, limit: int | None = None
+    ) -> int:
         """Embed chunks without a vector in the configured space; return how many were written.
 
         Pending chunks are embedded in slices (960 by default) and each slice is stored before
@@ -269,6 +275,8 @@ class Indexer(Protocol):
             candidate_chunk_ids: Look only at these chunks (what an update passes; an empty
                 sequence means no work); ``None`` scans every chunk, which is the only form that
                 also replaces vectors of another space.
+            limit: Embed at most this many, the first by chunk id (``None``: all of them); a
+                search bounds the pending chunks it embeds before it answers.
 
         Raises:
             EmbedModelMismatch: The store's space differs from the configured one.

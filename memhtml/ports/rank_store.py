@@ -56,6 +56,8 @@ class FusionQuery:
             this cosine distance; ``None`` keeps its whole top list.
         entities: The query's entity keys (``domain/entities.entity_key``), sorted; required
             non-empty when ``entity`` fires.
+        prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``); ``None`` adds
+            them like any arm.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -72,6 +74,7 @@ class FusionQuery:
     evidence_first: bool = False
     vector_max_distance: float | None = None
     entities: tuple[str, ...] = ()
+    prior_bound: float | None = None
 
 
 class RankStore(Protocol):

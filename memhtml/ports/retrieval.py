@@ -78,6 +78,14 @@ def _floor(value: float | None) -> float | None:
     return float(value)
 
 
+def _prior_bound(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if not (math.isfinite(value) and value >= 0):
+        raise InvalidInput(f"the prior bound must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
 def _mmr_relevance(value: str) -> str:
     if value not in MMR_RELEVANCE:
         raise InvalidInput(f"MMR relevance must be one of {', '.join(MMR_RELEVANCE)}")
@@ -116,6 +124,8 @@ class RankingOptions:
             are penalised for redundancy like the others.
         authority: Move each fused score by the memory's bounded authority (kind, importance,
             confidence, pin, tags; ``--authority``) before polarity and MMR.
+        prior_bound: Recency and salience as a bounded tie-breaker (``--prior-bound``): the
+            query arms' score times at most ``1 + prior_bound``; ``None`` adds them as arms.
     """
 
     arms: tuple[str, ...] | None = attrs.field(default=None, converter=_arm_selection)
@@ -129,6 +139,7 @@ class RankingOptions:
     mmr_relevance: str = attrs.field(default="rank", converter=_mmr_relevance)
     mmr_text: bool = False
     authority: bool = False
+    prior_bound: float | None = attrs.field(default=None, converter=_prior_bound)
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -41,31 +42,43 @@ LEXICAL: Final = RankingOptions(arms=("fts",))
 QUERIES_PER_EXAMPLE: Final = 50
 """Queries drawn per example; 200 examples make the 10,000. Drawing one query per example
 spends most of the run in hypothesis's per-example bookkeeping, not in SQLite."""
+SHARDS: Final = 4
+"""The 10,000 run as four tests of 2,500 (two per tokenizer, each its own hypothesis seed), so
+a parallel run spreads them over its workers; one test of 10,000 was the suite's longest."""
 
 
-@settings(
-    max_examples=10_000 // QUERIES_PER_EXAMPLE,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    queries=st.lists(fts_query_text, min_size=QUERIES_PER_EXAMPLE, max_size=QUERIES_PER_EXAMPLE),
-    tokenizer=st.sampled_from(sorted(RETRIEVALS)),
-)
-@example(
-    queries=["-x", "!!! ???", "'s AND NOT \"drain the", 'person:sasha "drain the vip"'],
-    tokenizer="unicode61",
-)
-@example(queries=["-x", "!!! ???", "'s AND NOT \"drain the", "NEAR(x y)", "x*"], tokenizer="porter")
-def test_generated_queries_never_fail_the_lexical_arm(queries: list[str], tokenizer: str) -> None:
-    """The probe and the MATCH both run; the arm fires exactly when a term survives."""
+def _check(queries: list[str], tokenizer: str) -> None:
     retrieval = RETRIEVALS[tokenizer]
     expected = [("fts",) if fts_query_forms(query).any else () for query in queries]
     actual = [
         retrieval.search(SearchRequest(query=query, options=LEXICAL)).arms for query in queries
     ]
     assert expected == actual
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "shard"), [(name, n) for name in sorted(RETRIEVALS) for n in range(2)]
+)
+def test_generated_queries_never_fail_the_lexical_arm(tokenizer: str, shard: int) -> None:
+    """The probe and the MATCH both run; the arm fires exactly when a term survives."""
+
+    @settings(
+        max_examples=10_000 // QUERIES_PER_EXAMPLE // SHARDS,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(
+        queries=st.lists(
+            fts_query_text, min_size=QUERIES_PER_EXAMPLE, max_size=QUERIES_PER_EXAMPLE
+        ),
+    )
+    @example(queries=["-x", "!!! ???", "'s AND NOT \"drain the", 'person:sasha "drain the vip"'])
+    @example(queries=["-x", "!!! ???", "'s AND NOT \"drain the", "NEAR(x y)", "x*"])
+    def shard_of_queries(queries: list[str]) -> None:
+        _check(queries, tokenizer)
+
+    shard_of_queries()
 
 
 def test_a_quoted_phrase_demands_its_words_in_order() -> None:

@@ -199,14 +199,18 @@ def test_unborn_head_is_an_empty_current_index(store: Store) -> None:
 
 
 def test_unparseable_file_is_skipped_with_its_violation_codes(store: Store) -> None:
-    """A file that fails to parse is reported by its codes; the rest of the tree is indexed."""
+    """A file that fails to parse is reported by its codes and each code's first detail; the
+    rest of the tree is indexed."""
     broken = b"<!doctype html><html><head><title>x</title></head><body></body></html>"
     store.commit({A: memory_bytes("Alpha holds."), B: broken})
     with pytest.raises(InvalidMemory) as refused:
         parse_memory(broken)
-    codes = tuple(dict.fromkeys(v.code for v in refused.value.violations))
+    first: dict[str, str] = {}
+    for violation in refused.value.violations:
+        first.setdefault(violation.code, violation.detail)
+    expected = SkippedFile(path=B, reasons=tuple(first), details=tuple(first.values()))
     report = store.indexer().rebuild(embed=False)
-    assert ((SkippedFile(path=B, reasons=codes),), [A]) == (report.skipped, store.paths())
+    assert ((expected,), [A]) == (report.skipped, store.paths())
 
 
 def test_second_active_copy_is_skipped_but_tasks_and_archive_keep_theirs(store: Store) -> None:

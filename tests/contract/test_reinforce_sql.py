@@ -23,6 +23,7 @@ from memhtml.domain.reinforce import (
     AccessRow,
     ReinforceResult,
     Signal,
+    ewma,
     reinforce_step,
 )
 from tests.fakes.retrieval_rows import access_write, open_index
@@ -119,18 +120,30 @@ def test_upsert_replays_the_twin(
 
 @pytest.mark.parametrize(("elapsed", "bumps"), [(899, False), (900, True), (901, True)])
 def test_the_cooldown_boundary_is_inclusive(elapsed: int, bumps: bool) -> None:
-    """Exactly 900 s after the last access bumps again; one second less cools down."""
+    """Exactly 900 s after the last access a read counts again; one second less cools down."""
     db = open_index()
     reinforce_paths(db, ["a.html"], Signal.NEUTRAL, _stamp(0))
-    result = reinforce_paths(db, ["a.html"], Signal.POSITIVE, _stamp(elapsed))
+    result = reinforce_paths(db, ["a.html"], Signal.NEUTRAL, _stamp(elapsed))
     expected = (("a.html",), ()) if bumps else ((), ("a.html",))
     assert expected == (result.bumped, result.cooled_down)
 
 
 def test_the_sql_cooldown_is_the_domain_constant() -> None:
     """The guard's literal is REINFORCE_COOLDOWN_S in milliseconds; one constant, two sides."""
-    sql = reinforce_sql(1, moves=True)
-    assert [str(REINFORCE_COOLDOWN_S * 1000)] == re.findall(r">= (\d+) RETURNING", sql)
+    literal = str(REINFORCE_COOLDOWN_S * 1000)
+    assert [literal] == re.findall(r">= (\d+)\) RETURNING", reinforce_sql(1, moves=False))
+    assert [literal, literal] == re.findall(r">= (\d+)\) THEN", reinforce_sql(1, moves=True))
+
+
+def test_a_judgement_inside_the_cooldown_is_kept() -> None:
+    """Feedback a minute after a read moves the outcome; the access is not counted twice."""
+    db = open_index()
+    reinforce_paths(db, ["a.html"], Signal.NEUTRAL, _stamp(0))
+    result = reinforce_paths(db, ["a.html"], Signal.NEGATIVE, _stamp(60))
+    assert (("a.html",), ()) == (result.bumped, result.cooled_down)
+    (row,) = access_rows(db)
+    expected = (1, 1, ewma(0.0, Signal.NEGATIVE, first=False))
+    assert expected == (row.access_count, row.reinforcement_count, row.outcome_score)
 
 
 def test_a_large_call_is_split_into_path_batches() -> None:

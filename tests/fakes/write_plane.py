@@ -109,7 +109,9 @@ class FakeIndex:
         self._project(known or {})
         return UpdateReport(head_sha=self.head_sha, unchanged=before == self.head_sha)
 
-    def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
+    def embed_missing(
+        self, candidate_chunk_ids: Sequence[str] | None = None, *, limit: int | None = None
+    ) -> int:
         """Nothing to embed."""
         return 0
 

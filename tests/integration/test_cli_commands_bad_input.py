@@ -22,14 +22,19 @@ from tests.integration.test_cli_commands_store import (
 PLAIN_WRITE = ["write", "--title", "Tiny fact", "--type", "semantic"]
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """A freshly initialized store holding one memory."""
-    root = tmp_path / "store"
+def one_memory_store(root: Path) -> Store:
+    """An initialized store at ``root`` holding one memory."""
     assert 0 == invoke(["init", "--repo", str(root)]).exit_code
     made = Store(root)
     assert 0 == made.run(*EXPORT_WRITE).exit_code
     return made
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """One store for the module: every test here is refused, and `refused` checks the tree is
+    byte-identical before and after, so no test can leave a change for the next to meet."""
+    return one_memory_store(tmp_path_factory.mktemp("refusals") / "store")
 
 
 def refused(store: Store, args: list[str], code: str, exit_code: int) -> Any:
@@ -131,8 +136,9 @@ def test_archive_path_escaping_the_root_is_refused(store: Store, path: str) -> N
     refused(store, ["archive", path, "--reason", "r"], "ERR_INVALID_FLAG", 2)
 
 
-def test_write_through_a_symlink_out_of_the_root_is_refused(store: Store, tmp_path: Path) -> None:
+def test_write_through_a_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
     """A folder that is a symlink leaving the store receives nothing: refused, exit 1."""
+    store = one_memory_store(tmp_path / "store")  # its own: the symlink changes the tree
     outside = tmp_path / "outside"
     outside.mkdir()
     (store.root / "resources" / "out").symlink_to(outside, target_is_directory=True)
@@ -147,3 +153,51 @@ def test_unknown_flag_suggests_the_nearest(store: Store) -> None:
     """A misspelt flag: ERR_INVALID_FLAG with the nearest real flag suggested."""
     failure = refused(store, [*PLAIN_WRITE, "--clam", "A fact."], "ERR_INVALID_FLAG", 2)
     assert "--claim" in failure["suggestions"]
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("/etc/passwd", "it must start with a PARA bucket"),
+        (".memhtml/x.html", "not .memhtml/"),
+        ("areas/inbox/x.txt", "a memory file's name ends in .html"),
+        ("areas", "it must name a file inside the bucket"),
+    ],
+)
+def test_an_unusable_path_is_refused_with_its_reason(store: Store, path: str, reason: str) -> None:
+    """--path that is no memory path: ERR_INVALID_FLAG naming the rule, nothing written."""
+    failure = refused(
+        store, [*PLAIN_WRITE, "--claim", "A fact.", "--path", path], "ERR_INVALID_FLAG", 2
+    )
+    assert failure["error"].startswith(f"--path {path} is not a memory path: ")
+    assert reason in failure["error"]
+
+
+def test_a_refused_article_carries_each_findings_detail(store: Store) -> None:
+    """ERR_INVALID_MEMORY names the finding's code and its detail, not the code alone."""
+    html = "<p><mark>A claim.</mark></p><script>alert(1)</script>"
+    failure = refused(store, [*PLAIN_WRITE, "--article-html", html], "ERR_INVALID_MEMORY", 1)
+    code, _, detail = failure["error"].partition(": ")
+    assert ("forbidden-element", True) == (code, "script" in detail)
+
+
+def test_a_near_miss_relation_suggests_the_right_one(store: Store) -> None:
+    """`link A related B` is refused with `relates_to` in the message and a runnable line."""
+    src = "resources/billing/invoice-export-runs-at-03-30-utc.html"
+    failure = refused(store, ["link", src, "related", src], "ERR_INVALID_FLAG", 2)
+    assert "did you mean relates_to?" in failure["error"]
+    assert [f"memhtml link {src} relates_to {src}"] == failure["suggestions"]
+
+
+@pytest.mark.parametrize("command", ["search", "recall"])
+def test_a_blank_query_is_refused_pointing_at_list(store: Store, command: str) -> None:
+    """An empty or blank query is ERR_INVALID_FLAG, as the MCP tools have it."""
+    for query in ("", "   "):
+        failure = refused(store, [command, query], "ERR_INVALID_FLAG", 2)
+        assert "use memhtml list to browse" in failure["error"]
+
+
+def test_reading_a_missing_memory_prints_only_its_envelope(store: Store) -> None:
+    """An expected refusal logs nothing: stderr stays empty."""
+    result = store.run("read", "areas/inbox/no-such-memory.html")
+    assert ("ERR_PATH_NOT_FOUND", "") == (envelope(result)["code"], result.stderr)

@@ -21,10 +21,8 @@ from tests.integration.test_cli_commands_store import (
 )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """A store holding the invoice export and the ledger lock, linked."""
-    root = tmp_path / "store"
+def linked_store(root: Path) -> Store:
+    """A store at ``root`` holding the invoice export and the ledger lock, linked."""
     assert 0 == invoke(["init", "--repo", str(root)]).exit_code
     made = Store(root)
     made.ok(*EXPORT_WRITE)
@@ -33,13 +31,28 @@ def store(tmp_path: Path) -> Store:
     return made
 
 
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """A fresh linked store, for tests that change it."""
+    return linked_store(tmp_path / "store")
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """One linked store for the tests that only read it or are refused before touching it
+    (no commit, no salience bump): building it per test cost four invocations each."""
+    return linked_store(tmp_path_factory.mktemp("reads") / "store")
+
+
 def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
     """search returns memory.hits with CLI.md's keys, ranks as an object, and indexFresh."""
     hits = store.ok("search", "when does the invoice export start", "--limit", "3")
     assert [
         "hits",
         "degraded",
+        "degradedReason",
         "vectorCoverage",
+        "pendingVectors",
         "arms",
         "entityScope",
         "scopeEmpty",
@@ -67,6 +80,18 @@ def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
     ] == list(top)
     assert 1 == top["ranks"]["fts"]
     assert (True, True) == (hits["degraded"], hits["indexFresh"])
+    # A lexical store owes no vectors, and says why the vector arm did not run.
+    assert 0 == hits["pendingVectors"]
+    assert "MEMHTML_EMBED=off" in hits["degradedReason"]
+
+
+def test_hit_scores_fall_strictly_in_hit_order(store: Store) -> None:
+    """score is the reciprocal of the hit's position, whatever order MMR left."""
+    store.ok("write", "--title", "Invoice export logs", "--type", "semantic", "--claim",
+             "The invoice export writes its logs to the ledger bucket.")  # fmt: skip
+    hits = store.ok("search", "invoice export ledger", "--limit", "5")["hits"]
+    assert 3 <= len(hits)
+    assert [1.0 / n for n in range(1, len(hits) + 1)] == [hit["score"] for hit in hits]
 
 
 def test_search_sees_a_file_written_behind_its_back(store: Store) -> None:
@@ -79,26 +104,26 @@ def test_search_sees_a_file_written_behind_its_back(store: Store) -> None:
     assert [EXPORT_PATH] == lexical
 
 
-def test_scoped_search_by_entity_and_empty_scope(store: Store) -> None:
+def test_scoped_search_by_entity_and_empty_scope(shared: Store) -> None:
     """--entity narrows hits and is echoed; a scope matching nothing sets scopeEmpty."""
-    scoped = store.ok("search", "export", "--entity", "SERVICE:invoice-exporter")
+    scoped = shared.ok("search", "export", "--entity", "SERVICE:invoice-exporter")
     assert ([EXPORT_PATH], "SERVICE:invoice-exporter") == (
         [hit["path"] for hit in scoped["hits"]],
         scoped["entityScope"],
     )
-    empty = store.ok("search", "export", "--tag", "no-such-tag")
+    empty = shared.ok("search", "export", "--tag", "no-such-tag")
     assert ([], True) == (empty["hits"], empty["scopeEmpty"])
 
 
-def test_search_ablation_flags_change_the_arms(store: Store) -> None:
+def test_search_ablation_flags_change_the_arms(shared: Store) -> None:
     """--arms runs only the named arms; --weights and --rrf-k are accepted."""
-    hits = store.ok("search", "export", "--arms", "fts", "--weights", "fts=2", "--rrf-k", "20")
+    hits = shared.ok("search", "export", "--arms", "fts", "--weights", "fts=2", "--rrf-k", "20")
     assert ["fts"] == hits["arms"]
 
 
-def test_recall_reports_both_folds(store: Store) -> None:
+def test_recall_reports_both_folds(shared: Store) -> None:
     """recall returns recall.pack with arcs and memories folds in CLI.md's shape."""
-    pack = store.ok("recall", "ledger lock", "--budget", "4000")
+    pack = shared.ok("recall", "ledger lock", "--budget", "4000")
     expected = ["disclosed", "indexLines", "spentChars", "truncated"]
     assert (expected, expected) == (list(pack["arcs"]), list(pack["memories"]))
     assert LOCK_PATH in [item["path"] for item in pack["memories"]["disclosed"]]
@@ -108,7 +133,9 @@ def test_recall_reports_both_folds(store: Store) -> None:
         "spentChars",
         "truncated",
         "degraded",
+        "degradedReason",
         "vectorCoverage",
+        "pendingVectors",
         "indexFresh",
         "indexUpdateMs",
     ] == list(pack)
@@ -128,22 +155,22 @@ def test_read_returns_the_detail_and_bumps_salience(store: Store) -> None:
     assert {"bumped": [], "cooledDown": [EXPORT_PATH], "signal": "neutral"} == reinforced
 
 
-def test_reinforce_unknown_path_is_path_not_found(store: Store) -> None:
+def test_reinforce_unknown_path_is_path_not_found(shared: Store) -> None:
     """reinforce of a path the index does not know: ERR_PATH_NOT_FOUND, exit 1."""
-    result = store.run("reinforce", "areas/inbox/nothing-here.html")
+    result = shared.run("reinforce", "areas/inbox/nothing-here.html")
     assert (1, "ERR_PATH_NOT_FOUND") == (result.exit_code, envelope(result)["code"])
 
 
-def test_read_unknown_path_is_path_not_found(store: Store) -> None:
+def test_read_unknown_path_is_path_not_found(shared: Store) -> None:
     """read of a path with no file: ERR_PATH_NOT_FOUND, exit 1."""
-    result = store.run("read", "areas/inbox/nothing-here.html")
+    result = shared.run("read", "areas/inbox/nothing-here.html")
     assert (1, "ERR_PATH_NOT_FOUND") == (result.exit_code, envelope(result)["code"])
 
 
-def test_list_pages_by_path_with_a_cursor(store: Store) -> None:
+def test_list_pages_by_path_with_a_cursor(shared: Store) -> None:
     """list pages path-ascending; the cursor of page one leads to page two."""
-    first = store.ok("list", "--limit", "1")
-    second = store.ok("list", "--limit", "1", "--cursor", first["nextCursor"])
+    first = shared.ok("list", "--limit", "1")
+    second = shared.ok("list", "--limit", "1", "--cursor", first["nextCursor"])
     assert ([EXPORT_PATH], [LOCK_PATH], None) == (
         [f["path"] for f in first["files"]],
         [f["path"] for f in second["files"]],
@@ -183,18 +210,18 @@ def test_list_pages_by_path_with_a_cursor(store: Store) -> None:
         ["reinforce", EXPORT_PATH, "--signal", "great"],
     ],
 )
-def test_bad_scope_and_ranking_flags_are_invalid_flag(store: Store, args: list[str]) -> None:
+def test_bad_scope_and_ranking_flags_are_invalid_flag(shared: Store, args: list[str]) -> None:
     """Malformed facets, non-ISO --as-of, typeless entities, out-of-range limits: exit 2."""
-    before = snapshot(store.root)
-    result = store.run(*args)
+    before = snapshot(shared.root)
+    result = shared.run(*args)
     assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])
-    assert before == snapshot(store.root)
+    assert before == snapshot(shared.root)
 
 
-def test_as_of_admits_facts_valid_then(store: Store) -> None:
+def test_as_of_admits_facts_valid_then(shared: Store) -> None:
     """--as-of an ISO instant before anything was written finds nothing; a later one finds it."""
-    early = store.ok("search", "export", "--as-of", "2000-01-01")
-    later = store.ok("search", "export", "--as-of", "2999-01-01T00:00:00Z")
+    early = shared.ok("search", "export", "--as-of", "2000-01-01")
+    later = shared.ok("search", "export", "--as-of", "2999-01-01T00:00:00Z")
     assert ([], EXPORT_PATH) == (early["hits"], later["hits"][0]["path"])
 
 
@@ -267,3 +294,16 @@ def test_state_export_then_import_round_trips(store: Store) -> None:
     )
     assert (False, None) == (again["written"], again["commitSha"])
     assert (1, 1, 0) == (imported["rows"], imported["restored"], imported["skipped"])
+
+
+def test_a_skipped_file_reports_each_findings_detail(store: Store) -> None:
+    """An unparseable file in the tree is skipped by index update with codes and details."""
+    (store.root / "areas" / "inbox" / "broken.html").write_text(
+        "<!doctype html><html><head><title>x</title></head><body></body></html>",
+        encoding="utf-8",
+    )
+    report = store.ok("index", "update")
+    (skipped,) = [s for s in report["skipped"] if s["path"] == "areas/inbox/broken.html"]
+    assert ["path", "reason", "detail"] == list(skipped)
+    first_code = skipped["reason"].split("; ")[0]
+    assert skipped["detail"].startswith(f"{first_code}: ")

@@ -199,12 +199,12 @@ def test_correct_archives_the_target_and_writes_its_successor(store: Store) -> N
 
 
 def test_archive_moves_the_file_and_names_both_paths(store: Store) -> None:
-    """archive reports path and archivePath and the file moves there."""
+    """archive reports path and archivedPath and the file moves there."""
     store.ok(*LOCK_WRITE)
     archived = store.ok("archive", LOCK_PATH, "--reason", "superseded by the new schedule")
-    assert ["path", "archivePath", "commitSha", "indexed"] == list(archived)
+    assert ["path", "archivedPath", "commitSha", "indexed"] == list(archived)
     assert LOCK_PATH == archived["path"]
-    assert (store.root / archived["archivePath"]).is_file()
+    assert (store.root / archived["archivedPath"]).is_file()
     assert not (store.root / LOCK_PATH).exists()
 
 
@@ -274,14 +274,14 @@ def test_apply_from_stdin_runs_the_batch_as_one_commit(store: Store) -> None:
     """apply reads stdin by default and reports snake_case results, summary and one commit."""
     store.ok(*EXPORT_WRITE)
     applied = store.ok("apply", stdin=APPLY_BATCH)
-    assert ["results", "summary", "commit_sha", "aborted", "indexed"] == list(applied)
+    assert ["results", "summary", "commitSha", "aborted", "indexed"] == list(applied)
     assert [
         "index",
         "op",
         "ok",
         "path",
         "deduped",
-        "existing_path",
+        "existingPath",
         "code",
         "error",
         "skipped",
@@ -324,7 +324,7 @@ def test_apply_atomic_abort_writes_nothing(store: Store) -> None:
     missing = json.dumps({"op": "link", "src": LOCK_PATH, "rel": "supports", "dst": "areas/x.html"})
     before = snapshot(store.root)
     applied = store.ok("apply", stdin=APPLY_BATCH.split("\n")[0] + "\n" + missing)
-    assert (True, None) == (applied["aborted"], applied["commit_sha"])
+    assert (True, None) == (applied["aborted"], applied["commitSha"])
     assert [(False, True, None), (False, False, "ERR_PATH_NOT_FOUND")] == [
         (r["ok"], r["skipped"], r["code"]) for r in applied["results"]
     ]

@@ -238,11 +238,18 @@ def test_option_value_that_looks_global_is_kept() -> None:
     assert result.stdout.count("\n") > 1
 
 
-def test_bare_memhtml_and_help_print_the_manifest() -> None:
-    """`memhtml`, `memhtml help` and `memhtml manifest` print the same cli.manifest."""
-    outputs = {invoke(args, root=cli).stdout for args in ([], ["help"], ["manifest"])}
+def test_help_and_manifest_print_the_manifest() -> None:
+    """`memhtml help` and `memhtml manifest` print the same cli.manifest."""
+    outputs = {invoke(args, root=cli).stdout for args in (["help"], ["manifest"])}
     (only,) = outputs
     assert "cli.manifest" == json.loads(only)["type"]
+
+
+def test_bare_memhtml_in_a_pipe_is_the_root_help_under_the_program_name() -> None:
+    """`memhtml` alone equals `memhtml --help`: a cli.help envelope named `memhtml`."""
+    outputs = {invoke(args, root=cli).stdout for args in ([], ["--help"], ["-h", "--dense"])}
+    documents = [json.loads(text) for text in outputs]
+    assert {("cli.help", "memhtml")} == {(d["type"], d["data"]["name"]) for d in documents}
 
 
 def test_manifest_walks_the_registered_tree() -> None:

@@ -137,3 +137,29 @@ def test_apply_at_a_terminal_draws_the_ops_and_the_index_pass(store: Store) -> N
     assert BATCH_OPS == applied["summary"]["total"]
     assert f"{_bar(PHASE_APPLYING, BATCH_OPS, BATCH_OPS)}\n" in terminal
     assert PHASE_LABELS[PHASE_PARSING] in terminal
+
+
+def test_apply_in_a_pipe_prints_one_line_per_phase_and_quiet_silences_it(store: Store) -> None:
+    """Off a terminal apply's phases are lines of counts on stderr; --quiet prints none."""
+    result = store.run("apply", stdin=APPLY_BATCH)
+    data(result)
+    label = PHASE_LABELS[PHASE_APPLYING]
+    assert f"memhtml: {label}: {BATCH_OPS}/{BATCH_OPS} in " in result.stderr
+    quiet = store.run("--quiet", "index", "rebuild", "--no-embed")
+    data(quiet)
+    assert "" == quiet.stderr
+
+
+def test_the_rebuild_after_a_lost_index_is_reported_in_a_pipe(store: Store) -> None:
+    """A search that finds index.db gone rebuilds it; stderr says so (the phases outlast the
+    implicit threshold only on a big store, so the threshold is lowered here)."""
+    store.ok(*EXPORT_WRITE)
+    store.ok(*LOCK_WRITE)
+    for name in ("index.db", "index.db-wal", "index.db-shm"):
+        (store.root / ".memhtml" / name).unlink(missing_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("memhtml.app.cli.progress.IMPLICIT_MIN_SECONDS", 0.0)
+        result = store.run("search", "ledger lock")
+    hits = data(result)["hits"]
+    assert 1 <= len(hits)
+    assert f"memhtml: {PHASE_LABELS[PHASE_PROJECTING]}: 2/2 in " in result.stderr

@@ -114,7 +114,8 @@ def test_session_store_scores_sessions_only(tmp_path: Path) -> None:
 
 
 def test_out_writes_the_envelope_and_the_markdown(tmp_path: Path) -> None:
-    """``--out`` saves the same envelope stdout prints, and the markdown table beside it."""
+    """``--out`` saves the envelope stdout prints plus every question's ranking, and the
+    markdown table beside it."""
     source = write_invented_data(tmp_path)
     out = tmp_path / "results"
     printed = invoke(
@@ -122,8 +123,11 @@ def test_out_writes_the_envelope_and_the_markdown(tmp_path: Path) -> None:
     )
     assert 0 == printed.exit_code, printed.stdout
     saved = json.loads((out / "locomo-lexical-turn.json").read_text(encoding="utf-8"))
+    questions = saved["data"].pop("questions")
     assert envelope(printed) == saved
     assert "eval.locomo" == saved["type"]
+    assert saved["data"]["counts"]["queries"] <= len(questions)
+    assert {"conversation", "qa", "category", "turn", "session", "rankedTurns"} <= set(questions[0])
     table = (out / "locomo-lexical-turn.md").read_text(encoding="utf-8")
     assert "| lexical | turn |" in table
 
@@ -187,3 +191,33 @@ def test_lexical_smoke_of_the_first_real_conversation() -> None:
     assert 0 < latency["p50"] <= latency["p95"]
     assert result["timingsS"]["ingest"] > 0
     assert result["timingsS"]["index"] > 0
+
+
+def test_two_runs_compare_question_by_question(tmp_path: Path) -> None:
+    """Runs chosen by conversation id, written with --out, pair up in ``eval compare``."""
+    source = write_invented_data(tmp_path)
+    common = ["eval", "locomo", "--data", str(source), "--conversations", "conv-1"]
+    for name, arms in (("fts", "fts"), ("recency", "recency")):
+        ran = invoke([*common, "--mode", "lexical", "--arms", arms, "--out", str(tmp_path / name)])
+        assert 0 == ran.exit_code, ran.stdout
+    compared = invoke(
+        [
+            "eval",
+            "compare",
+            str(tmp_path / "fts" / "locomo-lexical-turn.json"),
+            str(tmp_path / "recency" / "locomo-lexical-turn.json"),
+        ]
+    )
+    assert 0 == compared.exit_code, compared.stdout
+    report = data(compared)
+    assert report["questions"] > 0
+    assert {"base", "variant", "delta", "low", "high", "supported"} == set(
+        report["overall"]["turn"]["recall10"]
+    )
+
+
+def test_an_unknown_conversation_id_is_invalid_input(tmp_path: Path) -> None:
+    """--conversations with an id the file lacks: ERR_INVALID_FLAG, nothing run."""
+    source = write_invented_data(tmp_path)
+    result = invoke(["eval", "locomo", "--data", str(source), "--conversations", "conv-9"])
+    assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])

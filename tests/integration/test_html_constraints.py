@@ -135,9 +135,10 @@ def test_required_metas_are_each_reported_once() -> None:
     assert ["type", "status", "created", "updated"] == [d.split()[2][8:] for d in details]
 
 
-def test_error_message_joins_codes_with_semicolons() -> None:
-    """The exception text is the violation codes joined by "; "."""
-    with pytest.raises(InvalidMemory, match=r"^mark-count; link-href$"):
+def test_error_message_gives_each_code_with_its_detail() -> None:
+    """The exception text is each violation's `code: detail`, joined by " | " (details may
+    hold semicolons of their own)."""
+    with pytest.raises(InvalidMemory, match=r"^mark-count: [^|]+ \| link-href: [^|]+$"):
         parse_memory(
             page(
                 extra_head='<link rel="memhtml-supports" href="x">',

@@ -258,4 +258,6 @@ def test_invalid_example_three_violations_collected_in_order() -> None:
     ).replace("</head>", '<link rel="memhtml-related-to" href="notes/x.html">\n</head>')
     with pytest.raises(InvalidMemory) as caught:
         parse_memory(html)
-    assert "time-datetime; link-rel; link-href" == str(caught.value)
+    codes = "; ".join(v.code for v in caught.value.violations)
+    assert "time-datetime; link-rel; link-href" == codes
+    assert str(caught.value).startswith("time-datetime: ")  # each code with its detail

@@ -67,7 +67,10 @@ def test_an_unpicklable_parser_parses_serially() -> None:
 def test_a_parser_bug_is_a_skip_not_a_crash() -> None:
     """Any other exception from the parser skips the file with the parse-error code."""
     outcomes = parse_files(corpus()[:2], crashes, ParseSettings(workers=1))
-    expected = [SkippedFile(path=f"areas/m{i}.html", reasons=(PARSE_ERROR,)) for i in range(2)]
+    expected = [
+        SkippedFile(path=f"areas/m{i}.html", reasons=(PARSE_ERROR,), details=("",))
+        for i in range(2)
+    ]
     assert expected == outcomes
 
 

@@ -45,7 +45,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     ]
     applied = data(invoke(["--repo", str(root), "apply"], stdin="\n".join(map(json.dumps, ops))))
     old_path = applied["results"][0]["path"]
-    old_commit = applied["commit_sha"]
+    old_commit = applied["commitSha"]
     fix = ["correct", old_path, "--title", "Filler zero, revised", "--claim", "Zero changed."]
     data(invoke(["--repo", str(root), *fix]))
     session = McpSession(root, base / "server.stderr")

@@ -21,9 +21,8 @@ from memhtml.app.mcp.catalog import TOOLS
 from tests.integration.mcp_session import McpSession
 from tests.integration.test_cli_commands_store import data, envelope, invoke
 
-# Wall-clock fields: the time an index pass took, and a commit's sha (its timestamp is in it;
-# apply spells it commit_sha).
-VOLATILE: Final = frozenset({"indexUpdateMs", "commitSha", "commit_sha"})
+# Wall-clock fields: the time an index pass took, and a commit's sha (its timestamp is in it).
+VOLATILE: Final = frozenset({"indexUpdateMs", "commitSha"})
 SEED: Final = [
     {
         "op": "write",

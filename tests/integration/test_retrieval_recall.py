@@ -155,7 +155,7 @@ def test_reinforce_refuses_an_unknown_path_and_bumps_nothing(db: Database) -> No
 
 
 def test_reinforce_stamps_the_clock_and_honours_the_cooldown(db: Database) -> None:
-    """The bump carries the clock's instant; a second call cools down until 900 s passed."""
+    """The bump carries the clock's instant; a second plain read cools down until 900 s passed."""
     load_rows(db, [_memory("areas/a.html", "cache")])
     clock = FixedClock(START)
     retrieval = _retrieval(db, clock)
@@ -164,7 +164,7 @@ def test_reinforce_stamps_the_clock_and_honours_the_cooldown(db: Database) -> No
     )
     clock.advance(899)
     assert ReinforceResult(bumped=(), cooled_down=("areas/a.html",)) == retrieval.reinforce(
-        ["areas/a.html"], Signal.NEGATIVE
+        ["areas/a.html"], Signal.NEUTRAL
     )
     clock.advance(1)
     retrieval.reinforce(["areas/a.html"], Signal.NEGATIVE)

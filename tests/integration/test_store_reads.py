@@ -228,7 +228,7 @@ def test_doctor_reports_a_broken_file_and_a_dangling_link(store: Store) -> None:
     (store.root / "areas" / "inbox" / "broken.html").write_text("<p>not a memory", encoding="utf-8")
     report = store.doctor()
     assert ["areas/inbox/broken.html"] == [u.path for u in report.unparseable]
-    assert [(EXPORT_PATH, "caused_by", note.path, archived.archive_path)] == [
+    assert [(EXPORT_PATH, "caused_by", note.path, archived.archived_path)] == [
         (d.src_path, d.rel, d.dst_path, d.rewrite_to) for d in report.dangling
     ]
     assert "areas/inbox/broken.html" in report.dirty

@@ -190,7 +190,7 @@ def test_correct_archive_and_link_keep_index_and_tree_in_step(stack: Stack) -> N
     link_memories(stack.deps, fixed.path, "caused_by", other.path)
     archived = archive_memory(stack.deps, other.path, "merged into the runbook")
     assert [
-        (archived.archive_path, 1),
+        (archived.archived_path, 1),
         (fixed.archived_path, 1),
         (fixed.path, 0),
     ] == stack.rows()

@@ -129,7 +129,8 @@ SHIPPED_COMMANDS = sorted(
         "init", "write", "read", "list", "correct", "archive", "link", "apply", "reinforce",
         "search", "recall", "index rebuild", "index update", "index embed", "index status",
         "doctor", "state export", "state import", "manifest", "help", "eval discriminate",
-        "eval locomo", "mcp", "trace scan", "trace list", "trace show", "neighbors",
+        "eval locomo", "eval compare", "mcp", "trace scan", "trace list", "trace show",
+        "completion", "neighbors",
     ]
 )  # fmt: skip
 SHIPPED_RESPONSE_TYPES = sorted(
@@ -137,8 +138,10 @@ SHIPPED_RESPONSE_TYPES = sorted(
         "repo.init", "memory.written", "memory.detail", "memory.list", "memory.corrected",
         "memory.archived", "memory.linked", "batch.applied", "memory.reinforced", "memory.hits",
         "recall.pack", "index.report", "doctor.report", "state.export", "state.import",
-        "cli.manifest", "cli.help", "eval.discrimination", "eval.locomo", "mcp.stopped",
-        "trace.scan", "trace.list", "trace.detail", "memory.neighbors",
+        "cli.manifest", "cli.help", "eval.discrimination", "eval.locomo", "eval.compare",
+        "mcp.stopped",
+        "trace.scan", "trace.list", "trace.detail",
+        "shell.completion", "memory.neighbors",
     ]
 )  # fmt: skip
 

@@ -9,6 +9,7 @@ from memhtml.app.cli.envelope import JsonValue
 from memhtml.app.cli.pretty import (
     ELLIPSIS,
     MAX_CELL_WIDTH,
+    MIN_TEXT_WIDTH,
     WIDTH,
     render,
     render_failure,
@@ -82,11 +83,25 @@ def test_wrapping_never_loses_text(value: JsonValue) -> None:
 
 
 @given(untabled)
-def test_lines_stay_within_the_width_unless_a_key_is_long(value: JsonValue) -> None:
-    """Text wraps to the width; only deep nesting may push a line past it."""
+def test_lines_stay_within_the_width_unless_a_key_or_a_word_is_long(value: JsonValue) -> None:
+    """Text wraps to the width; only deep nesting, or one word longer than a line (a path,
+    which must stay whole to be copied), may push a line past it."""
     for line in render(value).split("\n"):
         indent = len(line) - len(line.lstrip(" "))
-        assert len(line) <= max(WIDTH, indent + 50)
+        fits = len(line) <= max(WIDTH, indent + 50)
+        assert fits or len(line.split()[-1]) > MIN_TEXT_WIDTH
+
+
+LONG_PATH = "resources/environments/" + "staging-data-is-refreshed-every-tuesday-" * 3 + "x.html"
+
+
+def test_a_path_is_never_cut_or_split() -> None:
+    """In a table and after a key, a long path is printed whole on one line."""
+    table = render({"links": [{"rel": "supersedes", "href": "/archive/2026/" + LONG_PATH}]})
+    line = render({"archivedPath": "archive/2026/" + LONG_PATH})
+    assert ELLIPSIS not in table
+    assert "/archive/2026/" + LONG_PATH in table.split()
+    assert "archive/2026/" + LONG_PATH in line.split()
 
 
 @given(st.lists(st.dictionaries(keys, scalars, min_size=1, max_size=4), min_size=1, max_size=6))

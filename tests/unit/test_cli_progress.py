@@ -1,4 +1,5 @@
-"""Progress bars: drawn on stderr only at a terminal, proportional, clamped; one per phase."""
+"""Progress on stderr: a proportional, clamped bar per phase at a terminal; one line of counts
+per phase elsewhere; quick implicit phases and --quiet print nothing."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from memhtml.app.cli.progress import (
     TerminalProgress,
     render_bar,
 )
-from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_PARSING
+from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_PARSING, PHASE_PROJECTING
 
 
 class TerminalBuffer(io.StringIO):
@@ -103,13 +104,72 @@ def test_terminal_sink_ignores_units_between_phases_and_ends_a_bar_once() -> Non
     assert f"\r{PHASE_LABELS[PHASE_PARSING]} {render_bar(0, 1)}\n" == stream.getvalue()
 
 
-def test_terminal_sink_in_a_pipe_draws_nothing() -> None:
-    """Off a terminal the sink is silent, whatever the pass reports."""
-    stream = io.StringIO()
-    with TerminalProgress(stream) as sink:
-        sink.start(PHASE_PARSING, 5)
-        sink.advance(5)
-    assert "" == stream.getvalue()
+class FakeClock:
+    """Monotonic seconds that move only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_in_a_pipe_each_phase_ends_with_one_line_of_counts() -> None:
+    """Off a terminal: no bar, one line per phase with counts and seconds, thousands grouped."""
+    stream, clock = io.StringIO(), FakeClock()
+    with TerminalProgress(stream, clock=clock) as sink:
+        sink.start(PHASE_PARSING, 1500)
+        sink.advance(1500)
+        clock.now += 2.5
+        sink.start(PHASE_EMBEDDING, 3)
+        sink.advance(2)
+    assert (
+        f"memhtml: {PHASE_LABELS[PHASE_PARSING]}: 1,500/1,500 in 2.5 s\n"
+        f"memhtml: {PHASE_LABELS[PHASE_EMBEDDING]}: 2/3 in 0.0 s\n"
+    ) == stream.getvalue()
+
+
+def test_a_long_phase_in_a_pipe_says_how_far_it_got_every_heartbeat() -> None:
+    """A running phase adds a line each time the heartbeat passes, then its closing line."""
+    stream, clock = io.StringIO(), FakeClock()
+    with TerminalProgress(stream, clock=clock, heartbeat=10.0) as sink:
+        sink.start(PHASE_EMBEDDING, 30)
+        for _ in range(3):
+            clock.now += 6.0
+            sink.advance(10)
+    label = PHASE_LABELS[PHASE_EMBEDDING]
+    assert f"memhtml: {label}: 20/30…\nmemhtml: {label}: 30/30 in 18.0 s\n" == stream.getvalue()
+
+
+@given(st.floats(0, 0.99), st.integers(0, 50))
+def test_a_quick_implicit_phase_stays_silent(seconds: float, units: int) -> None:
+    """With min_seconds, a phase shorter than it prints nothing, in a pipe or at a terminal."""
+    for stream in (io.StringIO(), TerminalBuffer()):
+        clock = FakeClock()
+        with TerminalProgress(stream, clock=clock, min_seconds=1.0) as sink:
+            sink.start(PHASE_PARSING, units)
+            clock.now += seconds
+            sink.advance(units)
+        assert "" == stream.getvalue()
+
+
+def test_a_slow_implicit_phase_is_reported() -> None:
+    """The rebuild after a lost index outlasts min_seconds: its line is printed."""
+    stream, clock = io.StringIO(), FakeClock()
+    with TerminalProgress(stream, clock=clock, min_seconds=1.0) as sink:
+        sink.start(PHASE_PROJECTING, 4)
+        clock.now += 1.5
+        sink.advance(4)
+    assert f"memhtml: {PHASE_LABELS[PHASE_PROJECTING]}: 4/4 in 1.5 s\n" == stream.getvalue()
+
+
+def test_quiet_prints_nothing_anywhere() -> None:
+    """--quiet silences bars and lines alike."""
+    for stream in (io.StringIO(), TerminalBuffer()):
+        with TerminalProgress(stream, quiet=True) as sink:
+            sink.start(PHASE_PARSING, 2)
+            sink.advance(2)
+        assert "" == stream.getvalue()
 
 
 def test_terminal_sink_ends_its_line_when_the_pass_raises() -> None:

@@ -137,3 +137,19 @@ def test_check_mode_fails_on_a_stale_file_and_passes_on_a_fresh_one(tmp_path: Pa
     assert 0 == main(["--output", str(target)])
     assert 0 == main(["--check", str(target)])
     assert render_reference(cli) == target.read_text(encoding="utf-8")
+
+
+def test_readme_tables_are_the_program_tables_rendered() -> None:
+    """README's configuration and troubleshooting blocks equal a fresh rendering."""
+    from memhtml.app.cli.readme_tables import README_PATH, REGENERATE, render_readme
+
+    committed = (ROOT / README_PATH).read_text(encoding="utf-8")
+    if committed != render_readme(committed):
+        pytest.fail(f"{README_PATH}'s generated tables are out of date; regenerate: {REGENERATE}")
+
+
+def test_every_error_code_has_a_remedy_in_the_readme() -> None:
+    """A new code without a remedy cannot be rendered: the README would leave it unexplained."""
+    from memhtml.app.cli.readme_tables import REMEDIES
+
+    assert {entry.code for entry in ERROR_CODES} == set(REMEDIES)

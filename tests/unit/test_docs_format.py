@@ -173,7 +173,7 @@ def test_task_example_yields_its_status_due_date_and_edge() -> None:
 def _codes(text: str) -> str:
     with pytest.raises(InvalidMemory) as raised:
         parse_memory(text)
-    return str(raised.value)
+    return "; ".join(v.code for v in raised.value.violations)
 
 
 def test_invalid_variants_give_the_listed_codes() -> None:

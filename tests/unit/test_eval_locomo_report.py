@@ -107,7 +107,7 @@ def invented_data() -> dict[str, Any]:
 
 
 def test_report_keys_follow_eval_md() -> None:
-    """Top-level and nested keys in the B.4 order."""
+    """Top-level and nested keys in the B.4 order, then the per-question rankings."""
     data = invented_data()
     assert [
         "dataset",
@@ -117,6 +117,7 @@ def test_report_keys_follow_eval_md() -> None:
         "latencyMs",
         "timingsS",
         "perConversation",
+        "questions",
     ] == list(data)
     assert ["path", "sha256", "sha256Expected", "conversations", "sessions", "turns"] == list(
         data["dataset"]

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from memhtml.domain.errors import InvalidInput
@@ -292,3 +292,38 @@ def test_result_ignores_dict_insertion_order(
 def test_limit_is_a_prefix(rankings: dict[str, list[str]], limit: int) -> None:
     """A limited result is the first `limit` entries of the unlimited one."""
     assert fuse(rankings)[:limit] == fuse(rankings, limit=limit)
+
+
+@settings(max_examples=300)
+@given(
+    rankings=ranked_lists([arm.name for arm in RANK_ARMS]),
+    bound=st.floats(0, 0.047, allow_nan=False),
+    gate=st.booleans(),
+)
+def test_first_in_every_query_arm_stays_first_under_bounded_priors(
+    rankings: dict[str, list[str]], bound: float, gate: bool
+) -> None:
+    """With priors bounded below 1/(k+1), a path every fired query arm ranks first is first,
+    whatever recency and salience say (query evidence first)."""
+    query = [a.name for a in RANK_ARMS if a.kind is ArmKind.QUERY and rankings.get(a.name)]
+    assume(query)
+    top = rankings[query[0]][0]
+    assume(all(rankings[name][0] == top for name in query))
+    fused = fuse(rankings, prior_bound=bound, gate_priors=gate)
+    assert top == fused[0].path
+
+
+@given(rankings=ranked_lists([arm.name for arm in RANK_ARMS]))
+def test_bounded_priors_never_lift_a_memory_without_query_evidence(
+    rankings: dict[str, list[str]],
+) -> None:
+    """Prior-only candidates score 0 under a bound, below every query match."""
+    queried = {p for a in RANK_ARMS if a.kind is ArmKind.QUERY for p in rankings.get(a.name, [])}
+    fused = fuse(rankings, prior_bound=0.04)
+    seen_prior_only = False
+    for item in fused:
+        if item.path in queried:
+            assert not seen_prior_only
+        else:
+            seen_prior_only = True
+            assert 0.0 == item.score

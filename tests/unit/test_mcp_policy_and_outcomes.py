@@ -146,9 +146,11 @@ def test_an_unknown_tool_is_an_unknown_command_and_never_raises() -> None:
 def test_bad_arguments_fail_before_the_store_is_touched() -> None:
     """Argument checks run first: no store is needed to refuse a blank query."""
     outcome = call_tool(store=None, name="search", arguments={"query": " "})  # type: ignore[arg-type]
-    assert {"error": "query must not be blank", "code": "ERR_INVALID_FLAG", "suggestions": []} == (
-        outcome.structured
-    )
+    assert {
+        "error": "query must not be blank: use the list tool to browse",
+        "code": "ERR_INVALID_FLAG",
+        "suggestions": [],
+    } == outcome.structured
 
 
 def test_success_text_is_the_pretty_rendering_without_nulls() -> None:

@@ -151,13 +151,33 @@ def test_a_later_negative_bump_moves_the_average() -> None:
     assert expected == reinforce_step("a.html", row, Signal.NEGATIVE, later)
 
 
-@given(access_rows, st.sampled_from(Signal), st.integers(min_value=0, max_value=899))
-def test_reinforcing_inside_the_cooldown_changes_nothing(
+@given(access_rows, st.integers(min_value=0, max_value=899))
+def test_a_neutral_bump_inside_the_cooldown_changes_nothing(row: AccessRow, elapsed: int) -> None:
+    """Within 900 s of the last access a plain read is not counted again."""
+    accessed = attrs.evolve(row, last_accessed_at=T0)
+    assert None is reinforce_step(row.path, accessed, Signal.NEUTRAL, _after(T0, elapsed))
+
+
+@given(
+    access_rows,
+    st.sampled_from([Signal.POSITIVE, Signal.NEGATIVE]),
+    st.integers(min_value=0, max_value=899),
+)
+def test_a_judgement_inside_the_cooldown_moves_the_outcome_but_not_the_access(
     row: AccessRow, signal: Signal, elapsed: int
 ) -> None:
-    """Within 900 s of the last access a bump is refused whatever the signal."""
+    """Feedback right after a read is kept: outcome and reinforcement move, access stays."""
     accessed = attrs.evolve(row, last_accessed_at=T0)
-    assert None is reinforce_step(row.path, accessed, signal, _after(T0, elapsed))
+    now = _after(T0, elapsed)
+    after = reinforce_step(row.path, accessed, signal, now)
+    assert after is not None
+    assert (accessed.access_count, T0) == (after.access_count, after.last_accessed_at)
+    assert (accessed.reinforcement_count + 1, now, now) == (
+        after.reinforcement_count,
+        after.last_reinforced_at,
+        after.updated_at,
+    )
+    assert ewma(accessed.outcome_score, signal, first=False) == after.outcome_score
 
 
 @given(access_rows, st.sampled_from(Signal))

@@ -44,7 +44,7 @@ def test_archive_moves_and_stamps(store: FakeStore) -> None:
     changes, message = store.commits[-1]
     assert (
         ArchiveResult(
-            path=A, archive_path="archive/2026/" + A, commit_sha=store.git.head(), indexed=True
+            path=A, archived_path="archive/2026/" + A, commit_sha=store.git.head(), indexed=True
         )
         == result
     )
@@ -81,7 +81,7 @@ def test_archive_refusals_leave_the_tree_untouched(
 
 def test_archiving_an_archived_file_is_refused(store: FakeStore) -> None:
     """A second archive of the moved file is ERR_INVALID_MEMORY."""
-    moved = archive_memory(store.deps, A, "r").archive_path
+    moved = archive_memory(store.deps, A, "r").archived_path
     with pytest.raises(InvalidMemory, match="target-archived"):
         archive_memory(store.deps, moved, "again")
 

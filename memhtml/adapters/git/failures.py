@@ -31,6 +31,8 @@ def git_operation(operation: str) -> Iterator[None]:
     except GitFailure:
         raise
     except Exception as error:
-        _log.warning("git operation failed: %s (%s)", operation, type(error).__name__)
-        _log.debug("git operation %s failed", operation, exc_info=True)
+        # Debug, not warning: the caller decides whether this is a failure (it reaches the
+        # user as ERR_GIT) or an expected answer (a missing file read is ERR_PATH_NOT_FOUND),
+        # and a warning here printed a stray line beside every expected refusal.
+        _log.debug("git operation %s failed (%s)", operation, type(error).__name__, exc_info=True)
         raise GitFailure(operation) from error

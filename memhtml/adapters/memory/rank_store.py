@@ -92,6 +92,7 @@ class MemoryRankStore:
             limit=query.limit,
             evidence_first=query.evidence_first,
             vias=vias,
+            prior_bound=query.prior_bound,
         )
 
     def entity_keys_named(self, surfaces: Sequence[str]) -> Mapping[str, frozenset[str]]:

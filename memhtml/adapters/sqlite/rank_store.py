@@ -70,6 +70,7 @@ class SqliteRankStore:
             now=query.now,
             evidence_first=query.evidence_first,
             vector_max_distance=query.vector_max_distance,
+            prior_bound=query.prior_bound,
         )
         return run_fusion(
             self._db,

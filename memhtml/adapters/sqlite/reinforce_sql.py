@@ -43,7 +43,8 @@ def reinforce_sql(batch_size: int, *, moves: bool, cooldown_s: int = REINFORCE_C
     bind from ``?6``. The EWMA is spelled ``old + α·(value − old)`` and clamped exactly as
     :func:`memhtml.domain.reinforce.ewma`; the other spelling can land one ulp outside [old, value].
     A last access ``julianday()`` cannot read never cools down, or a broken stamp would refuse
-    every bump forever.
+    every bump forever. A non-neutral signal always lands (issue 14): only the access count
+    and its stamp wait for the cooldown.
 
     Args:
         batch_size: Paths in this statement, 1 to :data:`REINFORCE_PATH_BATCH`.
@@ -53,21 +54,28 @@ def reinforce_sql(batch_size: int, *, moves: bool, cooldown_s: int = REINFORCE_C
     rows = ", ".join(
         f"(?{_SHARED_PARAMS + 1 + i}, 1, ?5, ?3, ?1, ?4, ?1)" for i in range(batch_size)
     )
-    moving = (
+    elapsed_ms = f"{stamp_ms_sql('?1')} - {stamp_ms_sql('a.last_accessed_at')}"
+    rested = f"(julianday(a.last_accessed_at) IS NULL OR {elapsed_ms} >= {int(cooldown_s) * 1000})"
+    insert = (
+        "INSERT INTO state.access AS a (path, access_count, reinforcement_count, outcome_score, "
+        f"last_accessed_at, last_reinforced_at, updated_at) VALUES {rows} "
+    )
+    if not moves:
+        # Plain access: counted at most once per cooldown.
+        return (
+            f"{insert}ON CONFLICT (path) DO UPDATE SET access_count = a.access_count + 1, "
+            f"last_accessed_at = ?1, updated_at = ?1 WHERE {rested} RETURNING path"
+        )
+    # A judgement is never dropped: the outcome always moves; only the access count and its
+    # stamp wait for the cooldown (every SET expression reads the old row).
+    return (
+        f"{insert}ON CONFLICT (path) DO UPDATE SET "
+        f"access_count = a.access_count + CASE WHEN {rested} THEN 1 ELSE 0 END, "
         "reinforcement_count = a.reinforcement_count + 1, "
         "outcome_score = min(1.0, max(-1.0, a.outcome_score + ?2 * (?3 - a.outcome_score))), "
         "last_reinforced_at = ?1, "
-        if moves
-        else ""
-    )
-    elapsed_ms = f"{stamp_ms_sql('?1')} - {stamp_ms_sql('a.last_accessed_at')}"
-    return (
-        "INSERT INTO state.access AS a (path, access_count, reinforcement_count, outcome_score, "
-        f"last_accessed_at, last_reinforced_at, updated_at) VALUES {rows} "
-        f"ON CONFLICT (path) DO UPDATE SET access_count = a.access_count + 1, {moving}"
-        "last_accessed_at = ?1, updated_at = ?1 "
-        f"WHERE julianday(a.last_accessed_at) IS NULL OR {elapsed_ms} >= {int(cooldown_s) * 1000} "
-        "RETURNING path"
+        f"last_accessed_at = CASE WHEN {rested} THEN ?1 ELSE a.last_accessed_at END, "
+        "updated_at = ?1 RETURNING path"
     )
 
 

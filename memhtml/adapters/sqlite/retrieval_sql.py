@@ -28,7 +28,15 @@ from memhtml.adapters.sqlite.scope_sql import (
     text_literal,
 )
 from memhtml.domain.entities import WEIGHT_UNITS
-from memhtml.domain.fusion import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, ArmKind, ArmSpec, Fused
+from memhtml.domain.fusion import (
+    DEFAULT_ARM_LIMIT,
+    RANK_ARMS,
+    RRF_K,
+    ArmKind,
+    ArmSpec,
+    Fused,
+    prior_ceiling,
+)
 from memhtml.domain.graph import (
     GRAPH_EDGE_CLASS,
     GRAPH_SEEDS,
@@ -271,6 +279,7 @@ class FusionPlan:
         now: The instant salience is computed at.
         evidence_first: Order candidates a query arm ranked before prior-only ones.
         vector_max_distance: The vector arm's distance bound, or ``None``.
+        prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``), or ``None``.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -281,6 +290,7 @@ class FusionPlan:
     now: str
     evidence_first: bool = False
     vector_max_distance: float | None = None
+    prior_bound: float | None = None
 
 
 def _cte(arm: ArmSpec) -> str:
@@ -326,10 +336,24 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
     union = " UNION ".join(f"SELECT path FROM {_cte(arm)}" for arm in plan.arms)
     ctes.append(f"candidates(path) AS ({union})")
     k = _number(plan.rrf_k)
-    terms = " + ".join(
-        f"coalesce({_number(weights.get(arm.name, arm.weight))} / ({_cte(arm)}.rank + {k}), 0.0)"
-        for arm in plan.arms
-    )
+
+    def term(arm: ArmSpec) -> str:
+        weight = _number(weights.get(arm.name, arm.weight))
+        return f"coalesce({weight} / ({_cte(arm)}.rank + {k}), 0.0)"
+
+    score = "0.0 + " + " + ".join(term(arm) for arm in plan.arms)
+    if plan.prior_bound is not None:
+        priors = [arm for arm in plan.arms if arm.kind is ArmKind.PRIOR]
+        query = [arm for arm in plan.arms if arm.kind is ArmKind.QUERY]
+        query_sum = "0.0" + "".join(f" + {term(arm)}" for arm in query)
+        prior_max = prior_ceiling(priors, weights, plan.rrf_k)
+        score = f"({query_sum})"
+        if priors and prior_max > 0.0:
+            prior_sum = "0.0" + "".join(f" + {term(arm)}" for arm in priors)
+            score = (
+                f"({query_sum}) * (1.0 + {_number(plan.prior_bound)} * ({prior_sum}) "
+                f"/ {_number(prior_max)})"
+            )
     rank_columns = ", ".join(f"{_cte(arm)}.rank" for arm in plan.arms)
     joins = " ".join(
         f"LEFT JOIN {_cte(arm)} ON {_cte(arm)}.path = candidates.path" for arm in plan.arms
@@ -343,7 +367,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
         evidence = f"CASE WHEN {ranked} THEN 0 ELSE 1 END, "
     return (
         f"WITH {', '.join(ctes)} "
-        f"SELECT candidates.path, 0.0 + {terms} AS score, {rank_columns} "
+        f"SELECT candidates.path, {score} AS score, {rank_columns} "
         f"FROM candidates {joins} "
         f"ORDER BY {evidence}score DESC, candidates.path LIMIT ?{PARAM_FINAL_LIMIT}"
     )

@@ -24,11 +24,14 @@ from memhtml.app.bootstrap.components import (
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
 from memhtml.app.indexing.parse_pool import ParseSettings
+from memhtml.app.indexing.reporting import ReportingIndexer
 from memhtml.app.recovery import recover_store
 from memhtml.app.retrieval import RetrievalPipeline
 from memhtml.app.retrieval.fusion_run import FusionPlanner
 from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 from memhtml.ports.clock import Clock
+from memhtml.ports.indexer import Indexer
+from memhtml.ports.progress import ProgressSink
 from memhtml.ports.storage import Storage
 
 if TYPE_CHECKING:
@@ -137,6 +140,7 @@ class Services:
         embedder: EmbeddingModel | bool | None = True,
         heal: bool = True,
         thorough: bool = False,
+        progress: ProgressSink | None = None,
     ) -> None:
         """Open the store's storage and bind every port to its adapter.
 
@@ -149,6 +153,8 @@ class Services:
                 off, it is only reported in ``recovery`` (plain ``doctor``).
             thorough: Check both databases' pages and sweep the whole repository, which
                 costs a fraction of a second per 10,000 memories (``doctor``).
+            progress: Where index passes that were given no sink report (the freshness pass
+                of a read, the update after a commit, the rebuild after a lost index).
         """
         from memhtml.adapters.git.dulwich_git import DulwichGit
         from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
@@ -189,7 +195,7 @@ class Services:
         self.configure_repo: Callable[[], bool] = lambda: ensure_merge_ours_driver(settings.root)
         self.codec: MemoryCodec = memory_codec()
         self.parse: MemoryParser = parse_memory_lazily
-        self.indexer = indexer_over(
+        self.indexer: Indexer = indexer_over(
             self.storage,
             git=self.git,
             clock=self.clock,
@@ -198,6 +204,8 @@ class Services:
             embedder=self.embedder,
             fts_tokenizer=settings.fts_tokenizer,
         )
+        if progress is not None:
+            self.indexer = ReportingIndexer(self.indexer, progress)
         self.retrieval = retrieval_over(
             self.storage,
             clock=self.clock,

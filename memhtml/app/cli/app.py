@@ -23,6 +23,7 @@ import click
 from memhtml.app.cli import help as help_module
 from memhtml.app.cli import manifest
 from memhtml.app.cli.commands import (
+    completion,
     evaluation,
     index,
     maintenance,
@@ -32,6 +33,7 @@ from memhtml.app.cli.commands import (
     store_reads,
     trace,
 )
+from memhtml.app.cli.commands.completion import COMPLETE_VAR
 from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
 from memhtml.app.cli.failures import describe_failure
 from memhtml.app.cli.global_options import REPO, ScannedArgs, scan_arguments
@@ -54,6 +56,7 @@ REGISTRARS: Final[tuple[Registrar, ...]] = (
     evaluation.register,
     mcp_serve.register,
     trace.register,
+    completion.register,
 )
 
 
@@ -76,8 +79,15 @@ class RootGroup(click.Group):
         """Run one invocation and exit with its status.
 
         Click's own standalone handling (plain-text errors, help on stdout) is never used,
-        whatever ``standalone_mode`` says: it would break the one-envelope contract.
+        whatever ``standalone_mode`` says: it would break the one-envelope contract. The one
+        exception is a shell asking for completions (``_MEMHTML_COMPLETE`` set by the script
+        ``memhtml completion`` prints): that is click's protocol with the shell, not a command.
         """
+        instruction = os.environ.get(complete_var or COMPLETE_VAR)
+        if instruction:
+            from click.shell_completion import shell_complete
+
+            sys.exit(shell_complete(self, {}, PROGRAM, complete_var or COMPLETE_VAR, instruction))
         sys.exit(run(self, sys.argv[1:] if args is None else list(args)))
 
 
@@ -90,13 +100,17 @@ def run(root: click.Group, argv: Sequence[str]) -> int:
         if scanned.missing_value is not None:
             raise click.BadOptionUsage(scanned.missing_value, f"Option '{REPO}' requires a path.")
         state = CliState(options=scanned.options, writer=writer, stdout_is_tty=_is_tty())
-        if scanned.options.help:
+        if scanned.options.version:
+            help_module.show_version(state)
+        elif scanned.options.help or not scanned.rest:
+            # Bare `memhtml` is `memhtml --help` (issue 18; CLI.md §2 printed the manifest,
+            # 1,600 lines of JSON at a person's terminal). `memhtml manifest` is the JSON.
             words = (*scanned.command_path, *scanned.unresolved)
             help_module.show_help(root, words, state)
         else:
-            # Bare `memhtml` prints the manifest (CLI.md §2).
-            rest = list(scanned.rest) or [manifest.MANIFEST_COMMAND]
-            click.Group.main(root, args=rest, prog_name=PROGRAM, standalone_mode=False, obj=state)
+            click.Group.main(
+                root, args=list(scanned.rest), prog_name=PROGRAM, standalone_mode=False, obj=state
+            )
         if not writer.emitted:
             raise NoEnvelope("the command finished without printing its result")
     except BrokenPipeError:

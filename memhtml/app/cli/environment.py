@@ -35,8 +35,11 @@ class EnvironmentVariable:
 ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
     EnvironmentVariable(
         name=ENV_ROOT,
-        description="The memory repository root when --repo is not given.",
-        fallback="~/memhtml",
+        description=(
+            "The memory repository root when --repo is not given; without either, the nearest "
+            "store at or above the working directory is used, as git finds its repository."
+        ),
+        fallback="the nearest store above the working directory, else ~/memhtml",
     ),
     EnvironmentVariable(
         name=ENV_REFUSE_ENV_ROOT,

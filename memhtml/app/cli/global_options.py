@@ -1,5 +1,5 @@
-"""Global options (``--repo``, ``--dense``, ``--json``, ``--pretty``, ``-h/--help``), accepted
-before or after the command.
+"""Global options (``--repo``, ``--dense``, ``--json``, ``--pretty``, ``--quiet``, ``-h/--help``,
+``--version``), accepted before or after the command.
 
 They are lifted out of the argument list before click parses it, walking the same command tree
 click will use, so a value that merely looks like a global flag (``--claim --dense``) stays the
@@ -38,8 +38,11 @@ REPO: Final = "--repo"
 DENSE: Final = "--dense"
 JSON: Final = "--json"
 PRETTY: Final = "--pretty"
+QUIET: Final = "--quiet"
+QUIET_SHORT: Final = "-q"
 HELP: Final = "--help"
 HELP_SHORT: Final = "-h"
+VERSION: Final = "--version"
 # Everything after it is an argument, never an option: the POSIX convention click follows too.
 END_OF_OPTIONS: Final = "--"
 
@@ -47,7 +50,10 @@ GLOBAL_FLAGS: Final[tuple[GlobalFlag, ...]] = (
     GlobalFlag(
         name=REPO,
         type="path",
-        description="The memory repository root; default $MEMHTML_ROOT, else ~/memhtml.",
+        description=(
+            "The memory repository root; default $MEMHTML_ROOT, else the nearest store at or "
+            "above the working directory, else ~/memhtml."
+        ),
         default=None,
     ),
     GlobalFlag(
@@ -71,12 +77,31 @@ GLOBAL_FLAGS: Final[tuple[GlobalFlag, ...]] = (
         default=False,
     ),
     GlobalFlag(
+        name=QUIET,
+        aliases=(QUIET_SHORT,),
+        type="boolean",
+        description=(
+            "Print no progress on stderr (bars at a terminal, one line per phase otherwise); "
+            "warnings and errors still go there."
+        ),
+        default=False,
+    ),
+    GlobalFlag(
         name=HELP,
         aliases=(HELP_SHORT,),
         type="boolean",
         description=(
             "Describe the command and run nothing: a cli.help envelope in a pipe, Markdown "
-            "at a terminal."
+            "at a terminal. Bare `memhtml` is `memhtml --help`."
+        ),
+        default=False,
+    ),
+    GlobalFlag(
+        name=VERSION,
+        type="boolean",
+        description=(
+            "Print the version and run nothing: `memhtml 0.1.0` at a terminal or with "
+            "--pretty, a cli.version envelope in a pipe."
         ),
         default=False,
     ),
@@ -91,13 +116,17 @@ class GlobalOptions:
         repo: ``--repo`` as given (last one wins), or ``None``.
         dense: ``--dense`` was given.
         pretty: ``--pretty`` was given.
+        quiet: ``-q`` or ``--quiet`` was given.
         help: ``-h`` or ``--help`` was given.
+        version: ``--version`` was given.
     """
 
     repo: str | None = None
     dense: bool = False
     pretty: bool = False
+    quiet: bool = False
     help: bool = False
+    version: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -166,8 +195,12 @@ def scan_arguments(root: click.Group, argv: Sequence[str]) -> ScannedArgs:
             options = attrs.evolve(options, dense=True)
         elif token == PRETTY:
             options = attrs.evolve(options, pretty=True)
+        elif token in (QUIET, QUIET_SHORT):
+            options = attrs.evolve(options, quiet=True)
         elif token in (HELP, HELP_SHORT):
             options = attrs.evolve(options, help=True)
+        elif token == VERSION:
+            options = attrs.evolve(options, version=True)
         elif token != JSON:
             rest.append(token)
             consumed = _values_taken(current, token) if not equals else 0

@@ -32,6 +32,23 @@ from memhtml.app.cli.state import CliState
 
 HELP_TYPE: Final = "cli.help"
 HELP_COMMAND: Final = "help"
+VERSION_TYPE: Final = "cli.version"
+# What the root's help adds for a person meeting the program for the first time.
+ROOT_NOTES: Final = (
+    "## Where the store is",
+    "",
+    "`--repo PATH`, else `$MEMHTML_ROOT`, else the nearest directory at or above the working "
+    "directory that holds a store (a git work tree with a `.memhtml/` folder), else "
+    "`~/memhtml`. Create one with `memhtml init --repo PATH`.",
+    "",
+    "## More",
+    "",
+    "- `memhtml COMMAND --help`: one command in detail.",
+    "- `memhtml manifest`: every command, flag, error code and setting as JSON.",
+    "- `memhtml completion bash|zsh|fish`: shell completion.",
+    "- In a pipe every command prints one JSON envelope; `--pretty` renders it for a person.",
+    "",
+)
 
 
 def resolve(root: click.Group, words: Sequence[str]) -> click.Context:
@@ -62,7 +79,8 @@ def help_entry(context: click.Context) -> dict[str, JsonValue]:
             if not sub.hidden
         ]
     return {
-        "name": command_name(context),
+        # The root's own name is the program's: an empty name read as a missing field.
+        "name": command_name(context) or PROGRAM,
         "summary": summary(command),
         "description": description(command),
         "usage": " ".join([context.command_path, *command.collect_usage_pieces(context)]),
@@ -77,7 +95,8 @@ def help_entry(context: click.Context) -> dict[str, JsonValue]:
 
 def markdown(entry: dict[str, JsonValue]) -> str:
     """``help_entry`` data as Markdown for a person at a terminal."""
-    title = " ".join(part for part in (PROGRAM, str(entry["name"] or "")) if part)
+    name = str(entry["name"] or PROGRAM)
+    title = name if name == PROGRAM else f"{PROGRAM} {name}"
     lines = [f"# {title}", "", str(entry["description"] or entry["summary"]), ""]
     lines += ["## Usage", "", "```", str(entry["usage"]), "```", ""]
     lines += _section("Arguments", entry["args"], required_marker=True)
@@ -91,7 +110,9 @@ def markdown(entry: dict[str, JsonValue]) -> str:
         lines += ["## Examples", "", "```", *(str(e) for e in examples), "```", ""]
     lines += ["## Global flags", ""]
     lines += [f"- `{flag.name}`: {flag.description}" for flag in GLOBAL_FLAGS]
-    return "\n".join(lines) + "\n"
+    if name == PROGRAM:
+        lines += ["", *ROOT_NOTES]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _section(title: str, items: JsonValue, *, required_marker: bool) -> list[str]:
@@ -130,6 +151,16 @@ def show_help(root: click.Group, words: Sequence[str], state: CliState) -> None:
         state.writer.text(markdown(entry))
     else:
         state.writer.success(HELP_TYPE, entry)
+
+
+def show_version(state: CliState) -> None:
+    """Print the version: one line at a terminal or with ``--pretty``, else an envelope."""
+    from memhtml import __version__
+
+    if state.stdout_is_tty or state.options.pretty:
+        state.writer.text(f"{PROGRAM} {__version__}")
+    else:
+        state.writer.success(VERSION_TYPE, {"name": PROGRAM, "version": __version__})
 
 
 def register(group: click.Group) -> None:

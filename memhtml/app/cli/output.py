@@ -81,6 +81,26 @@ def emits(
     return decorate
 
 
+def prints_text(
+    response_type: str, examples: Sequence[str] = ()
+) -> Callable[[Callable[P, str]], Callable[P, None]]:
+    """Like ``emits``, for the rare command whose output is read by a program that is not
+    ours and cannot unwrap an envelope (a shell sourcing a completion script): the body returns
+    the text, printed as it is. ``response_type`` names that text in the manifest.
+    """
+    meta = CommandMeta(response_types=(response_type,), examples=tuple(examples))
+
+    def decorate(body: Callable[P, str]) -> Callable[P, None]:
+        @functools.wraps(body)
+        def run(*args: P.args, **kwargs: P.kwargs) -> None:
+            current_state().writer.text(body(*args, **kwargs))
+
+        setattr(run, _META_ATTRIBUTE, meta)
+        return run
+
+    return decorate
+
+
 def command_meta(command: click.Command) -> CommandMeta:
     """The metadata ``emits`` attached to ``command``; empty for groups and foreign commands."""
     meta = getattr(command.callback, _META_ATTRIBUTE, None)

@@ -20,8 +20,10 @@ WIDTH: Final = 100
 # Wrapping never squeezes text narrower than this, however deep the nesting.
 MIN_TEXT_WIDTH: Final = 30
 # A table cell wider than this is cut with an ellipsis: one long snippet would otherwise push
-# every other column off the screen, and the full text is one `--json` away.
+# every other column off the screen, and the full text is one `--json` away. Paths are never
+# cut (PATH_KEYS): a path is there to be copied into the next command.
 MAX_CELL_WIDTH: Final = 40
+PATH_KEYS: Final = frozenset({"path", "href", "src", "dst", "root"})
 STEP: Final = "  "
 GAP: Final = "  "
 NULL_TEXT: Final = "—"
@@ -95,14 +97,17 @@ def _table(rows: list[dict[str, JsonValue]], indent: str) -> list[str]:
     for row in rows:
         columns.extend(key for key in row if key not in columns)
     texts = [[_cell_text(row.get(column, "")) for column in columns] for row in rows]
-    caps = [MAX_CELL_WIDTH] * len(columns)
+    caps = [
+        max(len(t[i]) for t in texts) if _is_path_key(column) else MAX_CELL_WIDTH
+        for i, column in enumerate(columns)
+    ]
     # The last column may take whatever width the others leave, so a table of short keys and
     # one description column shows the descriptions whole.
     others = sum(
-        min(MAX_CELL_WIDTH, max(len(columns[i]), *(len(t[i]) for t in texts)))
+        min(caps[i], max(len(columns[i]), *(len(t[i]) for t in texts)))
         for i in range(len(columns) - 1)
     )
-    caps[-1] = max(MAX_CELL_WIDTH, WIDTH - len(indent) - others - len(GAP) * (len(columns) - 1))
+    caps[-1] = max(caps[-1], WIDTH - len(indent) - others - len(GAP) * (len(columns) - 1))
     cells = [[_cut(text, cap) for text, cap in zip(row, caps, strict=True)] for row in texts]
     widths = [
         max(len(column), *(len(line[i]) for line in cells)) for i, column in enumerate(columns)
@@ -114,6 +119,11 @@ def _table(rows: list[dict[str, JsonValue]], indent: str) -> list[str]:
         )
 
     return [line(columns), line(["-" * width for width in widths]), *(line(c) for c in cells)]
+
+
+def _is_path_key(key: str) -> bool:
+    """``path``, ``href``… and any ``…Path`` key (``archivedPath``, ``existingPath``)."""
+    return key in PATH_KEYS or key.endswith("Path")
 
 
 def _cell_text(value: JsonValue) -> str:
@@ -174,6 +184,15 @@ def _wrap(text: str, width: int) -> list[str]:
     lines: list[str] = []
     for paragraph in text.split("\n"):
         lines.extend(
-            textwrap.wrap(paragraph, width, break_on_hyphens=False, replace_whitespace=True) or [""]
+            # A word longer than the line (a path, a sha) overflows rather than breaking: a
+            # path split over two lines cannot be copied.
+            textwrap.wrap(
+                paragraph,
+                width,
+                break_on_hyphens=False,
+                break_long_words=False,
+                replace_whitespace=True,
+            )
+            or [""]
         )
     return lines

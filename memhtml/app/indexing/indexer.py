@@ -221,13 +221,17 @@ class StoreIndexer:
         """See ``Indexer.rebuild_in_progress``."""
         return self._claim.busy()
 
-    def embed_missing(self, candidate_chunk_ids: Sequence[str] | None = None) -> int:
+    def embed_missing(
+        self, candidate_chunk_ids: Sequence[str] | None = None, *, limit: int | None = None
+    ) -> int:
         """See ``Indexer.embed_missing``."""
         context = self._context
         self._check_space(context.store.index_state())
-        if context.embedder is None:
+        if context.embedder is None or (limit is not None and limit < 1):
             return 0
         pending = context.vectors.pending_chunks(context.model, candidate_chunk_ids)
+        if limit is not None:
+            pending = pending[:limit]
         return embed_pending(
             context.vectors,
             context.embedder,

@@ -108,7 +108,7 @@ def parse_files(
     datas = [file.data for file in files]
     if not datas:
         return []
-    outcomes: list[MemoryDoc | tuple[str, ...]] | None = None
+    outcomes: list[MemoryDoc | Refusal] | None = None
     progress.start(PHASE_PARSING, len(datas))
     if _use_pool(len(datas), parser, settings):
         try:
@@ -139,18 +139,25 @@ def _known(files: Sequence[SourceFile], known: Mapping[bytes, MemoryDoc]) -> dic
     }
 
 
-def parse_batch(parser: MemoryParser, datas: Sequence[bytes]) -> list[MemoryDoc | tuple[str, ...]]:
-    """Each document, or the violation codes that refused it. Module-level so it pickles."""
+Refusal = tuple[tuple[str, str], ...]
+"""The ``(code, detail)`` of each violation that refused a file, first detail per code."""
+
+
+def parse_batch(parser: MemoryParser, datas: Sequence[bytes]) -> list[MemoryDoc | Refusal]:
+    """Each document, or the violations that refused it. Module-level so it pickles."""
     return [_parse_one(parser, data) for data in datas]
 
 
-def _parse_one(parser: MemoryParser, data: bytes) -> MemoryDoc | tuple[str, ...]:
+def _parse_one(parser: MemoryParser, data: bytes) -> MemoryDoc | Refusal:
     try:
         return parser(data)
     except InvalidMemory as refused:
-        return tuple(dict.fromkeys(v.code for v in refused.violations)) or (PARSE_ERROR,)
+        first: dict[str, str] = {}
+        for violation in refused.violations:
+            first.setdefault(violation.code, violation.detail)
+        return tuple(first.items()) or ((PARSE_ERROR, ""),)
     except Exception:
-        return (PARSE_ERROR,)
+        return ((PARSE_ERROR, ""),)
 
 
 def _use_pool(count: int, parser: MemoryParser, settings: ParseSettings) -> bool:
@@ -191,11 +198,11 @@ def _watch_parent(parent: int) -> None:
 
 def _parse_on_pool(
     datas: list[bytes], parser: MemoryParser, workers: int, progress: ProgressSink
-) -> list[MemoryDoc | tuple[str, ...]]:
+) -> list[MemoryDoc | Refusal]:
     size = max(1, -(-len(datas) // (workers * BATCHES_PER_WORKER)))
     batches = [datas[start : start + size] for start in range(0, len(datas), size)]
     context = multiprocessing.get_context(POOL_START_METHOD)
-    outcomes: list[MemoryDoc | tuple[str, ...]] = []
+    outcomes: list[MemoryDoc | Refusal] = []
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
@@ -210,7 +217,11 @@ def _parse_on_pool(
     return outcomes
 
 
-def _result(file: SourceFile, outcome: MemoryDoc | tuple[str, ...]) -> ParsedFile | SkippedFile:
+def _result(file: SourceFile, outcome: MemoryDoc | Refusal) -> ParsedFile | SkippedFile:
     if isinstance(outcome, MemoryDoc):
         return ParsedFile(path=file.path, blob_sha=file.blob_sha, doc=outcome)
-    return SkippedFile(path=file.path, reasons=outcome)
+    return SkippedFile(
+        path=file.path,
+        reasons=tuple(code for code, _ in outcome),
+        details=tuple(detail for _, detail in outcome),
+    )

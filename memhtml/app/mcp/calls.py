@@ -16,7 +16,7 @@ from memhtml.app.cli.commands.index import STATUS_KEYS, report_data
 from memhtml.app.cli.commands.maintenance import doctor_data
 from memhtml.app.cli.commands.retrieval import search_scope
 from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets
-from memhtml.app.cli.commands.store import check_article
+from memhtml.app.cli.commands.write_checks import check_article, checked_write_path
 
 if TYPE_CHECKING:
     from memhtml.app.store import Store
@@ -124,7 +124,7 @@ def write(store: Store, args: Args) -> shaping.Data:
             claim=_text(args, "claim"),
             body=_texts(args, "body"),
             article_html=_text(args, "article_html"),
-            path=_text(args, "path"),
+            path=checked_write_path(_text(args, "path"), "path"),
             strict_path=_flag(args, "strict_path"),
             workspace=_text(args, "workspace"),
             tags=_texts(args, "tag"),

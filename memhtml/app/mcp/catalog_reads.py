@@ -58,6 +58,7 @@ AS_OF: Final = Param(
     kind="string",
     description="Only facts that were valid at this ISO date or date-time, e.g. 2026-03-01.",
 )
+BLANK_QUERY_HINT: Final = "use the list tool to browse"
 QUERY_TEXT: Final = "What you want to know, in plain words"
 
 SEARCH: Final = ToolSpec(
@@ -70,7 +71,8 @@ SEARCH: Final = ToolSpec(
         "vector similarity, recency, salience). Use it when you need a specific fact you or "
         "another agent may have stored before, e.g. a decision, a setting, an error's cause. "
         "Hits do not count as use; call read on a hit to see all of it. `degraded` is true "
-        "when the vector arm could not run (lexical search only). "
+        "when the vector arm could not run (lexical search only) and `degradedReason` says "
+        "why; `pendingVectors` counts memories still waiting for a vector. "
         'Example: {"query": "when does the invoice export run", "limit": 5}'
     ),
     params=(
@@ -79,6 +81,7 @@ SEARCH: Final = ToolSpec(
             kind="string",
             required=True,
             non_blank=True,
+            blank_hint=BLANK_QUERY_HINT,
             description=f'{QUERY_TEXT}; a "quoted phrase" must match as a phrase.',
         ),
         Param(
@@ -114,6 +117,7 @@ RECALL: Final = ToolSpec(
             kind="string",
             required=True,
             non_blank=True,
+            blank_hint=BLANK_QUERY_HINT,
             description=f"{QUERY_TEXT}: the task or topic at hand.",
         ),
         Param(

@@ -96,13 +96,16 @@ WRITE: Final = ToolSpec(
         EVENT_AT,
         VALID_FROM,
         Param(
-            name="path", kind="string", description="An explicit path; unusable ones are ignored."
+            name="path",
+            kind="string",
+            description="An explicit path (a PARA bucket, a folder, a .html name); an unusable "
+            "one is refused with the reason.",
         ),
         Param(
             name="strict_path",
             kind="boolean",
             default=False,
-            description="Fail instead of ignoring an unusable path.",
+            description="Kept for compatibility: an unusable path is always refused.",
         ),
         SESSION_ID,
         PROMPT_ID,

@@ -45,6 +45,8 @@ class Param:
         minimum, maximum: Inclusive bounds of a number.
         max_items: The longest array accepted.
         non_blank: A string (or each item) must hold something besides whitespace.
+        blank_hint: What to do instead, added to the refusal of a blank value (a blank query
+            is refused with the command line's own hint: browse with ``list``).
     """
 
     name: str
@@ -57,6 +59,7 @@ class Param:
     maximum: float | None = None
     max_items: int | None = None
     non_blank: bool = False
+    blank_hint: str = ""
 
 
 def input_schema(params: Sequence[Param]) -> dict[str, object]:
@@ -144,7 +147,8 @@ def _value(param: Param, value: object) -> object:
 
 def _text(param: Param, value: str) -> str:
     if param.non_blank and not value.strip():
-        raise InvalidInput(f"{param.name} must not be blank")
+        hint = f": {param.blank_hint}" if param.blank_hint else ""
+        raise InvalidInput(f"{param.name} must not be blank{hint}")
     if param.choices and value not in param.choices:
         raise InvalidInput(f"{param.name} must be one of {', '.join(param.choices)}")
     return value

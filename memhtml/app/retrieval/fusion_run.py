@@ -110,6 +110,7 @@ class FusionPlanner:
                 rrf_k=options.rrf_k,
                 gate_priors=options.gate_priors,
                 evidence_first=options.evidence_first,
+                prior_bound=options.prior_bound,
                 vector_max_distance=None
                 if options.vector_floor is None
                 else 1.0 - options.vector_floor,

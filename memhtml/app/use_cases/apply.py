@@ -40,7 +40,7 @@ OP_REFUSALS: Final = (InvalidInput, InvalidMemory, NotFound, Conflict, Duplicate
 
 @attrs.frozen(kw_only=True)
 class OpResult:
-    """One op's outcome (snake_case in the envelope, as the original had it).
+    """One op's outcome (camelCase in the envelope, like every other result).
 
     Attributes:
         index: 0-based position in the batch (blank lines not counted).

@@ -28,13 +28,13 @@ class ArchiveResult:
 
     Attributes:
         path: The file's path before the move.
-        archive_path: Where it is now.
+        archived_path: Where it is now (the same key ``correct`` reports).
         commit_sha: The commit.
         indexed: False only when the index update after the commit failed.
     """
 
     path: str
-    archive_path: str
+    archived_path: str
     commit_sha: str | None
     indexed: bool
 
@@ -102,7 +102,7 @@ def archive_memory(deps: WriteDeps, raw_path: str, reason: str) -> ArchiveResult
     landed = run_mutation(deps, plan)
     return ArchiveResult(
         path=landed.outcome.path,
-        archive_path=landed.outcome.archive_path,
+        archived_path=landed.outcome.archive_path,
         commit_sha=landed.commit_sha,
         indexed=landed.indexed,
     )

@@ -20,6 +20,7 @@ from memhtml.domain.model import MemoryDoc
 from memhtml.domain.paths import is_archived_path, is_indexable_path
 from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
+from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort, PathRefused
@@ -50,6 +51,8 @@ class ReadPorts:
         parse: Memory file bytes to ``MemoryDoc``.
         embed: Whether the freshness update embeds new chunks.
         links: The index's edges, for the memory's inbound links; ``None`` reads none.
+        vector_floor: The coverage under which search drops the vector arm, for the reason
+            a degraded result gives.
     """
 
     git: GitPort
@@ -60,6 +63,7 @@ class ReadPorts:
     parse: MemoryParser
     embed: bool
     links: LinkGraph | None = None
+    vector_floor: float = VECTOR_COVERAGE_FLOOR
 
 
 @attrs.frozen(kw_only=True)

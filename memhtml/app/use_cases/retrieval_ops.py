@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
+from memhtml.app.use_cases.pending_vectors import degraded_reason, settle_pending
 from memhtml.app.use_cases.read import ReadPorts, record_session_link
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
@@ -24,7 +25,9 @@ class SearchAnswer:
     """``memory.hits``: the retrieval port's result plus the freshness of the index it read.
 
     Attributes mirror :class:`memhtml.ports.retrieval.SearchResult`, then ``index_fresh`` and
-    ``index_update_ms`` (DECISIONS 20).
+    ``index_update_ms`` (DECISIONS 20), then ``pending_vectors`` (chunks still waiting for a
+    vector after this search embedded its share) and ``degraded_reason`` (why the vector arm
+    did not run, ``None`` when it did).
     """
 
     hits: tuple[SearchHit, ...]
@@ -37,14 +40,16 @@ class SearchAnswer:
     archived: tuple[ArchivedMatch, ...]
     index_fresh: bool
     index_update_ms: float
+    pending_vectors: int = 0
+    degraded_reason: str | None = None
 
 
 @attrs.frozen(kw_only=True)
 class RecallAnswer:
     """``recall.pack``: the recall pack plus the freshness of the index it read.
 
-    Attributes mirror :class:`memhtml.ports.retrieval.RecallResult`, then ``index_fresh`` and
-    ``index_update_ms``.
+    Attributes mirror :class:`memhtml.ports.retrieval.RecallResult`, then ``index_fresh``,
+    ``index_update_ms``, ``pending_vectors`` and ``degraded_reason`` (as in ``SearchAnswer``).
     """
 
     arcs: DisclosureFold
@@ -56,6 +61,8 @@ class RecallAnswer:
     arms: tuple[str, ...]
     index_fresh: bool
     index_update_ms: float
+    pending_vectors: int = 0
+    degraded_reason: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -68,32 +75,53 @@ class ReinforceAnswer:
 
 
 def search_with(ports: ReadPorts, request: SearchRequest) -> SearchAnswer:
-    """Update the index, then rank. Nothing is bumped.
+    """Update the index, embed a bounded share of pending chunks, then rank. Nothing is bumped.
 
     Raises:
         StorageFailure: The index cannot be read.
     """
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
+    pending = settle_pending(ports.indexer, embed=ports.embed)
     result = ports.retrieval.search(request)
+    reason = degraded_reason(
+        degraded=result.degraded,
+        embed=ports.embed,
+        coverage=result.vector_coverage,
+        floor=ports.vector_floor,
+        pending=pending,
+    )
     return SearchAnswer(
         **attrs.asdict(result, recurse=False),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
+        pending_vectors=pending,
+        degraded_reason=reason,
     )
 
 
 def recall_with(ports: ReadPorts, request: RecallRequest) -> RecallAnswer:
-    """Update the index, then fold the recall pack. Nothing is bumped.
+    """Update the index, embed a bounded share of pending chunks, then fold the recall pack.
+    Nothing is bumped.
 
     Raises:
         StorageFailure: The index cannot be read.
     """
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
+    pending = settle_pending(ports.indexer, embed=ports.embed)
     result = ports.retrieval.recall(request)
+    reason = degraded_reason(
+        degraded=result.degraded,
+        embed=ports.embed,
+        coverage=result.vector_coverage,
+        floor=ports.vector_floor,
+        pending=pending,
+    )
     return RecallAnswer(
         **attrs.asdict(result, recurse=False),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
+        pending_vectors=pending,
+        degraded_reason=reason,
     )
 
 

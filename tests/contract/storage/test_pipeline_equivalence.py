@@ -40,6 +40,12 @@ options = st.builds(
     arms=st.sampled_from((None, ("fts", "vector"), ("fts", "recency"), ("vector", "salience"))),
     gate_priors=st.booleans(),
     fts_stopwords=st.booleans(),
+    evidence_first=st.booleans(),
+    vector_floor=st.sampled_from((None, 0.2)),
+    mmr_lambda=st.sampled_from((0.5, 1.0)),
+    mmr_relevance=st.sampled_from(("rank", "fused")),
+    mmr_text=st.booleans(),
+    prior_bound=st.sampled_from((None, 0.04)),
 )
 scopes = st.builds(
     SearchScope,

@@ -44,7 +44,15 @@ scopes = st.builds(
 
 
 def fusion_query(
-    query: str, arms: tuple[ArmSpec, ...], scope: SearchScope, *, every: bool, gate: bool
+    query: str,
+    arms: tuple[ArmSpec, ...],
+    scope: SearchScope,
+    *,
+    every: bool,
+    gate: bool,
+    evidence_first: bool = False,
+    prior_bound: float | None = None,
+    vector_max_distance: float | None = None,
 ) -> FusionQuery:
     """A plan as the pipeline would make it for ``query``."""
     terms = fts_terms(query, drop_stopwords=True)
@@ -59,6 +67,9 @@ def fusion_query(
         now=QUERY_NOW,
         limit=30,
         gate_priors=gate,
+        evidence_first=evidence_first,
+        prior_bound=prior_bound,
+        vector_max_distance=vector_max_distance,
     )
 
 
@@ -96,6 +107,9 @@ def fused_on(
     scope=scopes,
     every=st.booleans(),
     gate=st.booleans(),
+    evidence_first=st.booleans(),
+    prior_bound=st.sampled_from((None, 0.04, 0.5)),
+    vector_max_distance=st.sampled_from((None, 0.7, 0.9)),
 )
 def test_every_backend_fuses_the_same_ranks(
     corpus: tuple[Memory, ...],
@@ -105,9 +119,21 @@ def test_every_backend_fuses_the_same_ranks(
     scope: SearchScope,
     every: bool,
     gate: bool,
+    evidence_first: bool,
+    prior_bound: float | None,
+    vector_max_distance: float | None,
 ) -> None:
     """Same paths, same order, same per-arm ranks, scores within 1e-9, whatever the plan."""
-    plan = fusion_query(query, arms, scope, every=every, gate=gate)
+    plan = fusion_query(
+        query,
+        arms,
+        scope,
+        every=every,
+        gate=gate,
+        evidence_first=evidence_first,
+        prior_bound=prior_bound,
+        vector_max_distance=vector_max_distance,
+    )
     sqlite, memory = (fused_on(kind, corpus, replays, plan, query) for kind in BACKENDS)
     assert [(f.path, f.ranks) for f in sqlite] == [(f.path, f.ranks) for f in memory]
     assert all(abs(a.score - b.score) <= 1e-9 for a, b in zip(sqlite, memory, strict=True))

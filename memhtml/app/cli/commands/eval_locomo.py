@@ -53,8 +53,7 @@ def register(group: click.Group) -> None:
 )
 @click.option(
     "--conversations",
-    type=click.IntRange(min=1),
-    help="Only the first N conversations (smoke runs); default all.",
+    help="The first N conversations (a number), or these ids (conv-26,conv-30); default all.",
 )
 @click.option(
     "--limit",
@@ -92,7 +91,7 @@ def locomo(
     data: str | None,
     mode: str,
     granularity: str,
-    conversations: int | None,
+    conversations: str | None,
     limit: int,
     out: str | None,
     cli_latency: int,
@@ -115,7 +114,7 @@ def locomo(
         mode="hybrid" if mode == "hybrid" else "lexical",
         granularity="session" if granularity == "session" else "turn",
         limit=limit,
-        conversations=conversations,
+        conversations=parse_conversations(conversations),
         options=ranking,
         fts_tokenizer=fts_tokenizer or settings.fts_tokenizer,
         embed=settings.embed,
@@ -123,7 +122,30 @@ def locomo(
     result = run_locomo(config, data=data, cli_latency=cli_latency)
     if out is not None:
         _write_out(Path(out), config.mode, config.granularity, result)
-    return RESPONSE_TYPE, result
+    # Per-question rankings go to --out only: on stdout they would be most of the envelope.
+    return RESPONSE_TYPE, {key: value for key, value in result.items() if key != "questions"}
+
+
+def parse_conversations(text: str | None) -> int | tuple[str, ...] | None:
+    """``3`` → the first three; ``conv-26,conv-30`` → those ids; ``None`` → all.
+
+    Raises:
+        InvalidInput: Zero or a negative number, or an empty list.
+    """
+    from memhtml.domain.errors import InvalidInput
+
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped.isdigit():
+        count = int(stripped)
+        if count < 1:
+            raise InvalidInput("--conversations must be at least 1")
+        return count
+    ids = tuple(dict.fromkeys(part.strip() for part in stripped.split(",") if part.strip()))
+    if not ids:
+        raise InvalidInput("--conversations names no conversation")
+    return ids
 
 
 def _write_out(folder: Path, mode: str, granularity: str, data: dict[str, object]) -> None:

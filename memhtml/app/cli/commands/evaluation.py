@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from memhtml.app.cli.commands import eval_discriminate, eval_locomo
+from memhtml.app.cli.commands import eval_compare, eval_discriminate, eval_locomo
 
 
 def register(group: click.Group) -> None:
@@ -22,3 +22,4 @@ def evaluation() -> None:
 
 eval_discriminate.register(evaluation)
 eval_locomo.register(evaluation)
+eval_compare.register(evaluation)

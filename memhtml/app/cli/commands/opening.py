@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 def open_here(
     *, embedder: bool = True, heal: bool = True, thorough: bool = False
 ) -> Iterator[Store]:
-    """The invocation's initialized store, closed on exit.
+    """The invocation's initialized store, closed on exit; index passes it runs on its own
+    (a rebuild after a lost index) report their phases on stderr.
 
     Args:
         embedder: Build the configured embedder (``MEMHTML_EMBED``); False for commands that
@@ -33,10 +34,16 @@ def open_here(
         RepoRequired: The root may not be used or is not an initialized store.
         InvalidInput: An environment variable holds a bad value.
     """
+    from memhtml.app.cli.progress import command_progress
     from memhtml.app.store import open_store
 
     store = open_store(
-        repo_root(), environ=os.environ, embedder=embedder, heal=heal, thorough=thorough
+        repo_root(),
+        environ=os.environ,
+        embedder=embedder,
+        heal=heal,
+        thorough=thorough,
+        progress=command_progress(implicit=True),
     )
     try:
         yield store

@@ -37,6 +37,7 @@ FLAG_NAMES: Final = (
     "mmr_relevance",
     "mmr_text",
     "authority",
+    "prior_bound",
 )
 
 
@@ -103,6 +104,12 @@ def ranking_options(command: F) -> F:
             help="What MMR reads as relevance: the order (rank) or the fused score.",
         ),
         click.option(
+            "--prior-bound",
+            type=click.FloatRange(min=0),
+            default=None,
+            help="Make recency and salience a tie-breaker worth at most this share of a score.",
+        ),
+        click.option(
             "--mmr-text/--no-mmr-text",
             default=False,
             show_default=True,
@@ -133,6 +140,7 @@ def ranking_from(
     mmr_lambda: float,
     mmr_relevance: str,
     mmr_text: bool,
+    prior_bound: float | None,
     authority: bool = False,
 ) -> RankingOptions:
     """The flags as one ``RankingOptions``.
@@ -154,6 +162,7 @@ def ranking_from(
         mmr_relevance=mmr_relevance,
         mmr_text=mmr_text,
         authority=authority,
+        prior_bound=prior_bound,
     )
 
 

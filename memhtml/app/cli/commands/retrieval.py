@@ -18,6 +18,7 @@ from memhtml.app.cli.commands.scope_flags import (
     scope_options,
 )
 from memhtml.app.cli.output import CommandResult, emits
+from memhtml.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
     from memhtml.domain.scope import SearchScope
@@ -32,6 +33,20 @@ def register(group: click.Group) -> None:
     """Add search and recall to ``group``."""
     group.add_command(search)
     group.add_command(recall)
+
+
+def checked_query(query: str) -> str:
+    """The query of a search or recall; a blank one is refused, as the MCP tools refuse it.
+
+    A blank query ran a priors-only ranking (recency and salience): an answer to a question
+    nobody asked. ``list`` is the command that answers "what is there".
+
+    Raises:
+        InvalidInput: Nothing but whitespace.
+    """
+    if not query.strip():
+        raise InvalidInput("query must not be blank: use memhtml list to browse")
+    return query
 
 
 def search_scope(
@@ -98,7 +113,7 @@ def search(
     from memhtml.ports.retrieval import SearchRequest
 
     request = SearchRequest(
-        query=query,
+        query=checked_query(query),
         scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         limit=limit,
         options=ranking,
@@ -136,7 +151,7 @@ def recall(
     from memhtml.ports.retrieval import RecallRequest
 
     request = RecallRequest(
-        query=query,
+        query=checked_query(query),
         scope=search_scope(memory_types, workspace, tags, entity, facets, include_archived, as_of),
         budget_chars=budget,
         options=ranking,

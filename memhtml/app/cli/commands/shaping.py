@@ -1,9 +1,10 @@
 """Result values → the ``data`` of CLI.md's envelopes: camelCase keys, in CLI.md's order.
 
 The use cases return frozen values with snake_case fields; the command line spells the same
-fields in camelCase (``apply`` keeps snake_case, as the original did). Each response type's
-key order is written down here once, as CLI.md lists it, and a value missing one of those
-fields is a bug that fails loudly instead of printing a shorter contract.
+fields in camelCase, ``apply`` included (issue 18: one naming rule for every key, pinned by
+``tests/integration/test_cli_key_naming.py``). Each response type's key order is written down
+here once, as CLI.md lists it, and a value missing one of those fields is a bug that fails
+loudly instead of printing a shorter contract.
 """
 
 from __future__ import annotations
@@ -29,16 +30,16 @@ WRITTEN_KEYS: Final = (
     "indexed",
 )
 CORRECTED_KEYS: Final = ("path", "archivedPath", "commitSha", "contentHash", "indexed")
-ARCHIVED_KEYS: Final = ("path", "archivePath", "commitSha", "indexed")
+ARCHIVED_KEYS: Final = ("path", "archivedPath", "commitSha", "indexed")
 LINKED_KEYS: Final = ("srcPath", "dstPath", "rel", "created", "commitSha", "indexed")
-APPLY_KEYS: Final = ("results", "summary", "commit_sha", "aborted", "indexed")
+APPLY_KEYS: Final = ("results", "summary", "commitSha", "aborted", "indexed")
 APPLY_RESULT_KEYS: Final = (
     "index",
     "op",
     "ok",
     "path",
     "deduped",
-    "existing_path",
+    "existingPath",
     "code",
     "error",
     "skipped",
@@ -72,21 +73,21 @@ def camel_case(name: str) -> str:
     return lead + first + "".join(word[:1].upper() + word[1:] for word in rest) + trail
 
 
-def plain(value: object, *, camel: bool = True) -> object:
-    """``value`` as JSON-ready data: attrs values become objects (keys camelCased unless
-    ``camel`` is false, in field order), tuples and frozensets become arrays."""
+def plain(value: object) -> object:
+    """``value`` as JSON-ready data: attrs values become objects (keys camelCased, in field
+    order), tuples and frozensets become arrays."""
     if attrs.has(type(value)):
         return {
-            (camel_case(name) if camel else name): plain(item, camel=camel)
+            camel_case(name): plain(item)
             # attrs.has checked it; mypy cannot narrow an object to an attrs instance.
             for name, item in attrs.asdict(cast("AttrsInstance", value), recurse=False).items()
         }
     if isinstance(value, Mapping):
-        return {str(key): plain(item, camel=camel) for key, item in value.items()}
+        return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, frozenset):
-        return [plain(item, camel=camel) for item in sorted(value, key=str)]
+        return [plain(item) for item in sorted(value, key=str)]
     if isinstance(value, list | tuple):
-        return [plain(item, camel=camel) for item in value]
+        return [plain(item) for item in value]
     return value
 
 
@@ -102,17 +103,17 @@ def ordered(data: Mapping[str, object], keys: tuple[str, ...]) -> Data:
     return {key: data[key] for key in keys}
 
 
-def shaped(value: object, keys: tuple[str, ...], *, camel: bool = True) -> Data:
+def shaped(value: object, keys: tuple[str, ...]) -> Data:
     """An attrs result value as envelope data with exactly ``keys``, in order."""
-    data = plain(value, camel=camel)
+    data = plain(value)
     if not isinstance(data, Mapping):
         raise TypeError(f"{type(value).__name__} is not an attrs value")
     return ordered(data, keys)
 
 
 def apply_data(value: object) -> Data:
-    """``batch.applied`` data: snake_case, results and summary in CLI.md's order."""
-    data = shaped(value, APPLY_KEYS, camel=False)
+    """``batch.applied`` data: camelCase, results and summary in CLI.md's order."""
+    data = shaped(value, APPLY_KEYS)
     results = data["results"]
     summary = data["summary"]
     if not isinstance(results, list) or not isinstance(summary, Mapping):
@@ -128,7 +129,9 @@ FRESHNESS_KEYS: Final = ("indexFresh", "indexUpdateMs")
 HITS_KEYS: Final = (
     "hits",
     "degraded",
+    "degradedReason",
     "vectorCoverage",
+    "pendingVectors",
     "arms",
     "entityScope",
     "scopeEmpty",
@@ -157,7 +160,9 @@ RECALL_KEYS: Final = (
     "spentChars",
     "truncated",
     "degraded",
+    "degradedReason",
     "vectorCoverage",
+    "pendingVectors",
     *FRESHNESS_KEYS,
 )
 FOLD_KEYS: Final = ("disclosed", "indexLines", "spentChars", "truncated")
@@ -217,12 +222,25 @@ def _objects(value: object, keys: tuple[str, ...]) -> list[Data]:
     return [ordered(item, keys) for item in value if isinstance(item, Mapping)]
 
 
+def order_score(position: int) -> float:
+    """The reported ``score`` of the hit at 0-based ``position``: ``1 / (position + 1)``.
+
+    The pipeline's own score is polarity's reciprocal position, taken before MMR reorders the
+    hits, so in hit order it read 1.0, 0.33, 0.25, 0.2, 0.5. The score a caller sees is the
+    reciprocal rank of the order it gets: 1, 0.5, 0.333…, strictly decreasing
+    (docs/cli-contract.md §3.3).
+    """
+    return 1.0 / (position + 1)
+
+
 def hits_data(answer: object) -> Data:
-    """``memory.hits`` data; each hit's ``ranks`` becomes ``{"fts": 1, …}``."""
+    """``memory.hits`` data; each hit's ``ranks`` becomes ``{"fts": 1, …}`` and its ``score``
+    the reciprocal of its position (``order_score``)."""
     data = shaped(answer, HITS_KEYS)
     hits = _objects(data["hits"], HIT_KEYS)
-    for hit, source in zip(hits, getattr(answer, "hits", ()), strict=True):
+    for position, (hit, source) in enumerate(zip(hits, getattr(answer, "hits", ()), strict=True)):
         hit["ranks"] = pairs_object(source.ranks)
+        hit["score"] = order_score(position)
     data["hits"] = hits
     return data
 

@@ -1,7 +1,8 @@
 """Store lifecycle commands (CLI.md §3.2): init, write, correct, archive, link, apply.
 
 Every body opens the store through ``opening.open_here``, hands a request to its use case
-and returns the shaped result; the use cases decide, commit and re-index.
+and returns the shaped result; the use cases decide, commit and re-index (lexically: see
+``FAST_WRITES_EMBED``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ import click
 
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_here
+from memhtml.app.cli.commands.write_checks import (
+    check_article,
+    checked_relation,
+    checked_write_path,
+)
 from memhtml.app.cli.config_root import repo_root
 from memhtml.app.cli.environment import ENV_SESSION_ID
 from memhtml.app.cli.output import CommandResult, emits
@@ -24,6 +30,11 @@ from memhtml.domain.vocabulary import WRITABLE_TYPES
 STDIN_NAME: Final = "-"
 
 ISO_HELP: Final = "ISO date or date-time, e.g. 2026-08-30 or 2026-08-30T14:05:00Z."
+FAST_WRITES_EMBED: Final = False
+"""Committing commands index lexically and never load the model (issue 18: a write cost
+1.3–2.5 s of model loading). Their chunks get vectors from the next search that loads the model
+anyway (bounded, ``use_cases/pending_vectors.py``) or from ``memhtml index embed``; search and
+recall report what is still pending."""
 
 
 def register(group: click.Group) -> None:
@@ -42,16 +53,6 @@ def init() -> CommandResult:
     return "repo.init", shaping.shaped(result, shaping.INIT_KEYS)
 
 
-def check_article(claim: str | None, article_html: str | None) -> None:
-    """Refuse a write or correction without exactly one of claim and article HTML.
-
-    Raises:
-        InvalidInput: Both or neither were given.
-    """
-    if (claim is None) == (article_html is None):
-        raise InvalidInput("give exactly one of --claim and --article-html")
-
-
 @click.command("write")
 @click.option("--title", required=True, help="The memory's <title>; also its file name's slug.")
 @click.option(
@@ -64,8 +65,16 @@ def check_article(claim: str | None, article_html: str | None) -> None:
 @click.option("--claim", help="The one sentence the memory asserts (its <mark>).")
 @click.option("--article-html", help="The article's inner HTML instead of --claim.")
 @click.option("--body", multiple=True, help="A paragraph after the claim; repeatable.")
-@click.option("--path", help="An explicit repo path; an unusable one is ignored.")
-@click.option("--strict-path", is_flag=True, help="Refuse an unusable --path instead.")
+@click.option(
+    "--path",
+    help="An explicit repo path (a PARA bucket, a folder, a .html name); an unusable one is "
+    "refused with the reason.",
+)
+@click.option(
+    "--strict-path",
+    is_flag=True,
+    help="Kept for scripts that pass it: an unusable --path is always refused now.",
+)
 @click.option("--workspace", help="Place under projects/<workspace>/.")
 @click.option("--tag", multiple=True, help="A tag; repeatable.")
 @click.option("--entity", multiple=True, help="An entity as type:name; repeatable.")
@@ -117,7 +126,7 @@ def write(
             claim=claim,
             body=body,
             article_html=article_html,
-            path=path,
+            path=checked_write_path(path),
             strict_path=strict_path,
             workspace=workspace,
             tags=tag,
@@ -133,7 +142,7 @@ def write(
         )
     )
     with open_here() as store:
-        result = store.write(request)
+        result = store.write(request, embed=FAST_WRITES_EMBED)
     return "memory.written", shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
@@ -196,7 +205,7 @@ def correct(
         session_id=session_id,
     )
     with open_here() as store:
-        result = store.correct(target, request)
+        result = store.correct(target, request, embed=FAST_WRITES_EMBED)
     return "memory.corrected", shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 
@@ -210,7 +219,7 @@ def correct(
 def archive(path: str, reason: str) -> CommandResult:
     """Move a memory to archive/<YYYY>/ and stamp it archived, as one commit."""
     with open_here() as store:
-        result = store.archive(path, reason)
+        result = store.archive(path, reason, embed=FAST_WRITES_EMBED)
     return "memory.archived", shaping.shaped(result, shaping.ARCHIVED_KEYS)
 
 
@@ -224,8 +233,12 @@ def archive(path: str, reason: str) -> CommandResult:
 )
 def link(src: str, rel: str, dst: str) -> CommandResult:
     """Add one edge to the source's head; an existing edge changes nothing."""
+    from memhtml.domain.vocabulary import edge_class_of
+
+    if edge_class_of(rel) is None:  # system-only relations keep the use case's own refusal
+        checked_relation(src, rel, dst)
     with open_here() as store:
-        result = store.link(src, rel, dst)
+        result = store.link(src, rel, dst, embed=FAST_WRITES_EMBED)
     return "memory.linked", shaping.shaped(result, shaping.LINKED_KEYS)
 
 
@@ -264,17 +277,18 @@ def apply(
 ) -> CommandResult:
     """Run a JSONL batch of write, link and archive ops as one commit (atomic by default)."""
     from memhtml.app.apply_ops import SessionDefaults, parse_apply_lines
-    from memhtml.app.cli.progress import TerminalProgress
+    from memhtml.app.cli.progress import command_progress
 
     defaults = SessionDefaults(session_id=session_id, prompt_id=prompt_id, turn_uuid=turn_uuid)
     # Root checked before stdin is read: a wrong --repo must not swallow a piped batch first.
     repo_root()
     ops = parse_apply_lines(_batch_lines(file, source), defaults)
-    with open_here() as store, TerminalProgress() as progress:
+    with open_here() as store, command_progress() as progress:
         result = store.apply(
             ops,
             continue_on_error=continue_on_error,
             defaults=defaults,
             progress=progress,
+            embed=FAST_WRITES_EMBED,
         )
     return "batch.applied", shaping.apply_data(result)

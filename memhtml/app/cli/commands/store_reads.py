@@ -130,7 +130,7 @@ def list_command(
 )
 @emits("memory.reinforced", examples=("memhtml reinforce areas/inbox/x.html --signal positive",))
 def reinforce(paths: tuple[str, ...], signal: str, session_id: str | None) -> CommandResult:
-    """Bump memories' access counts (900 s cooldown per path); no commit."""
+    """Record access (900 s cooldown per path) and feedback on memories; no commit."""
 
     with open_here() as store:
         answer = store.reinforce(paths, signal, session_id=session_id)

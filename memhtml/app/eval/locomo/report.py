@@ -105,9 +105,17 @@ def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[st
             "rrfK": config.options.rrf_k,
             "weights": dict(config.options.weights),
             "ftsStopwords": config.options.fts_stopwords,
+            "evidenceFirst": config.options.evidence_first,
+            "vectorFloor": config.options.vector_floor,
+            "mmrLambda": config.options.mmr_lambda,
+            "mmrRelevance": config.options.mmr_relevance,
+            "mmrText": config.options.mmr_text,
+            "priorBound": config.options.prior_bound,
             "ftsTokenizer": config.fts_tokenizer,
             "authority": config.options.authority,
-            "conversations": config.conversations,
+            "conversations": config.conversations
+            if not isinstance(config.conversations, tuple)
+            else list(config.conversations),
         },
         "counts": {
             "queries": len(scored),
@@ -149,6 +157,20 @@ def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[st
             "index": round(sum(run.index_s for run in runs), SECONDS_DIGITS),
         },
         "perConversation": [_conversation_data(run) for run in runs],
+        "questions": [_question_data(o) for o in outcomes],
+    }
+
+
+def _question_data(outcome: QueryOutcome) -> dict[str, object]:
+    """One question's ranking and scores, so two runs compare question by question."""
+    return {
+        "conversation": outcome.conversation,
+        "qa": outcome.qa_index,
+        "category": outcome.category,
+        "turn": scores_data(outcome.turn),
+        "session": scores_data(outcome.session),
+        "rankedTurns": list(outcome.ranked_turns),
+        "rankedSessions": list(outcome.ranked_sessions),
     }
 
 

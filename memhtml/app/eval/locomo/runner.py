@@ -27,6 +27,7 @@ from memhtml.app.eval.locomo.conversion import Granularity, StoredItem, convert
 from memhtml.app.eval.locomo.dataset import Conversation, Dataset, LocomoDataInvalid
 from memhtml.app.eval.locomo.metrics import RankingScores, first_occurrences, score_ranking
 from memhtml.app.eval.locomo.queries import FixedItem, Query, build_queries
+from memhtml.domain.errors import InvalidInput
 from memhtml.ports.errors import ModelUnavailable, VectorCoverageLow
 from memhtml.ports.retrieval import RankingOptions
 
@@ -59,7 +60,8 @@ class RunConfig:
         mode: ``hybrid`` (local model, all four arms) or ``lexical`` (no vectors).
         granularity: One memory per turn, or per session.
         limit: Hits per search.
-        conversations: Only the first N conversations; None for all.
+        conversations: Only the first N conversations, or those with these ids, in file
+            order; None for all.
         options: The ablation switches (DECISIONS 12).
         fts_tokenizer: ``unicode61`` or ``porter``, applied when each store is built.
         embed: The embed settings the stores are opened with (their backend matches ``mode``).
@@ -68,7 +70,7 @@ class RunConfig:
     mode: Mode = "hybrid"
     granularity: Granularity = "turn"
     limit: int = 10
-    conversations: int | None = None
+    conversations: int | tuple[str, ...] | None = None
     options: RankingOptions = attrs.field(factory=RankingOptions)
     fts_tokenizer: str = "unicode61"
     embed: EmbedSettings = attrs.field(factory=EmbedSettings)
@@ -83,6 +85,9 @@ class QueryOutcome:
     turn: RankingScores | None
     session: RankingScores
     latency_ms: float
+    conversation: str = ""
+    ranked_turns: tuple[str, ...] = ()
+    ranked_sessions: tuple[int, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -120,9 +125,25 @@ def scratch_root() -> tempfile.TemporaryDirectory[str]:
     return tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX)
 
 
-def select_conversations(dataset: Dataset, count: int | None) -> tuple[Conversation, ...]:
-    """The first ``count`` conversations in file order (all of them for None)."""
-    return dataset.conversations if count is None else dataset.conversations[:count]
+def select_conversations(
+    dataset: Dataset, chosen: int | Sequence[str] | None
+) -> tuple[Conversation, ...]:
+    """The first ``chosen`` conversations, or those with the ids ``chosen`` names (in file
+    order); all of them for None.
+
+    Raises:
+        InvalidInput: An id names no conversation of the file.
+    """
+    if chosen is None:
+        return dataset.conversations
+    if isinstance(chosen, int):
+        return dataset.conversations[:chosen]
+    known = {conversation.sample_id for conversation in dataset.conversations}
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        raise InvalidInput(f"no conversation {', '.join(unknown)} in the data file")
+    wanted = set(chosen)
+    return tuple(c for c in dataset.conversations if c.sample_id in wanted)
 
 
 def run_conversation(
@@ -177,7 +198,8 @@ def run_conversation(
                 )
             arms.update(dict.fromkeys(answer.arms))
             paths = tuple(hit.path for hit in answer.hits)
-            outcomes.append(score_query(query, paths, by_path, latency_ms))
+            outcome = score_query(query, paths, by_path, latency_ms)
+            outcomes.append(attrs.evolve(outcome, conversation=conversation.sample_id))
     return ConversationRun(
         sample_id=conversation.sample_id,
         sessions=len(conversation.sessions),
@@ -249,6 +271,8 @@ def score_query(
         turn=score_ranking(turns, query.gold_turns) if turn_store else None,
         session=score_ranking(sessions, query.gold_sessions),
         latency_ms=latency_ms,
+        ranked_turns=turns,
+        ranked_sessions=sessions,
     )
 
 
