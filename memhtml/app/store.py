@@ -130,8 +130,10 @@ class Store:
         session_id: str | None = None,
         prompt_id: str | None = None,
         turn_uuid: str | None = None,
+        known_at: str | None = None,
     ) -> ReadResult:
-        """Read one memory and bump its salience (cooldown applies)."""
+        """Read one memory and bump its salience (cooldown applies); with ``known_at`` (a
+        normalised UTC stamp), read it as the store knew it then, from git, bumping nothing."""
         from memhtml.app.use_cases.read import read_with
 
         return read_with(
@@ -140,6 +142,7 @@ class Store:
             session_id=session_id,
             prompt_id=prompt_id,
             turn_uuid=turn_uuid,
+            known_at=known_at,
         )
 
     def source(self, path: str, *, commit: str | None = None) -> MemorySource:

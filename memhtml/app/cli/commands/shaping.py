@@ -180,6 +180,7 @@ DETAIL_KEYS: Final = (
     "archived",
     "warnings",
     "sessions",
+    "knownAtCommit",
     *FRESHNESS_KEYS,
 )
 LIST_KEYS: Final = ("files", "nextCursor", *FRESHNESS_KEYS)

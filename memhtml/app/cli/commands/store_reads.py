@@ -34,12 +34,26 @@ def register(group: click.Group) -> None:
 @click.option(
     "--session-id", envvar=ENV_SESSION_ID, help="Session reading it (files a session link)."
 )
-@emits("memory.detail", examples=("memhtml read resources/billing/invoice-export.html",))
-def read(path: str, session_id: str | None) -> CommandResult:
-    """Show one memory's fields and article; archived paths are allowed. Bumps its salience."""
+@click.option(
+    "--known-at",
+    help="Read it as the store knew it then: the file in the last commit at or before this "
+    "ISO date or date-time (no salience bump).",
+)
+@emits(
+    "memory.detail",
+    examples=(
+        "memhtml read resources/billing/invoice-export.html",
+        "memhtml read resources/billing/invoice-export.html --known-at 2026-09-01",
+    ),
+)
+def read(path: str, session_id: str | None, known_at: str | None) -> CommandResult:
+    """Show one memory's fields and article; archived paths are allowed. Bumps its salience,
+    except with --known-at, which reads the file as it was committed then."""
+    from memhtml.domain.user_instants import normalize_user_instant
 
+    stamp = None if known_at is None else normalize_user_instant(known_at, "--known-at")
     with open_here() as store:
-        result = store.read(path, session_id=session_id)
+        result = store.read(path, session_id=session_id, known_at=stamp)
     return "memory.detail", shaping.detail_data(result)
 
 
