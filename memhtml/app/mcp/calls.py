@@ -69,8 +69,15 @@ def recall(store: Store, args: Args) -> shaping.Data:
 
 
 def read(store: Store, args: Args) -> shaping.Data:
-    """``memory.detail`` of one path (bumps its salience)."""
-    result = store.read(str(args["path"]), session_id=_text(args, "session_id"))
+    """``memory.detail`` of one path (bumps its salience, unless read as of ``known_at``)."""
+    from memhtml.domain.user_instants import normalize_user_instant
+
+    known_at = _text(args, "known_at")
+    result = store.read(
+        str(args["path"]),
+        session_id=_text(args, "session_id"),
+        known_at=None if known_at is None else normalize_user_instant(known_at, "known_at"),
+    )
     return shaping.detail_data(result)
 
 

@@ -155,6 +155,14 @@ READ: Final = ToolSpec(
             description="The memory's path inside the store, e.g. areas/inbox/some-fact.html.",
         ),
         SESSION_ID,
+        Param(
+            name="known_at",
+            kind="string",
+            description=(
+                "Read it as the store knew it at this ISO date or date-time (the file as last "
+                "committed by then, even if since changed or removed); no salience raise."
+            ),
+        ),
     ),
     response_type="memory.detail",
     output_keys=shaping.DETAIL_KEYS,
