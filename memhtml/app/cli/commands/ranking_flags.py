@@ -53,7 +53,8 @@ def ranking_options(command: F) -> F:
     decorators = [
         click.option(
             "--arms",
-            help="Comma-separated arms to run: fts,vector,recency,salience,entity,graph.",
+            help="Comma-separated arms to run: fts,vector,recency,salience,entity,graph "
+            "(default: the first four; entity and graph run only when named).",
         ),
         click.option(
             "--gate-priors/--no-gate-priors",
