@@ -104,9 +104,20 @@ def build_stores(
     tokenizer: str,
     embedder: EmbeddingModel | None,
     context: str = "none",
+    context_parts: str | None = None,
 ) -> list[tuple[Store, Any, Any]]:
-    """One store per conversation: (store, its queries, its path → item map)."""
+    """One store per conversation: (store, its queries, its path → item map).
+
+    ``context`` appends neighbour text to the own full-text document (an experiment hook);
+    ``context_parts`` chooses what the ``context`` arm's documents hold (comma-separated parts
+    of ``domain.lexical_context.CONTEXT_PARTS``; ``None`` keeps the default).
+    """
     import memhtml.app.indexing.rebuild as rebuild_module
+    import memhtml.domain.lexical_context as lexical_context
+
+    if context_parts is not None:
+        chosen_parts = frozenset(part for part in context_parts.split(",") if part)
+        vars(lexical_context)["DEFAULT_CONTEXT_PARTS"] = chosen_parts
 
     dataset = load_dataset(resolve_data_path(data))
     chosen = dataset.conversations[: conversations or None]
@@ -175,6 +186,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--context", default="none", help="none, or comma-separated parts: prev, next, meta"
     )
+    parser.add_argument(
+        "--context-parts",
+        default=None,
+        help="what the context arm's documents hold: comma-separated meta, links, prev ('' none)",
+    )
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--set", action="append", default=[], help="name:json-kwargs variant")
     parser.add_argument("--out")
@@ -194,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             tokenizer=args.tokenizer,
             embedder=embedder,
             context=args.context,
+            context_parts=args.context_parts,
         )
         built = time.perf_counter() - started
         rows = {}

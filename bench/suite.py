@@ -84,6 +84,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_search", "--sizes", "1000", "--queries", "5", "--repeats", "1"),
     ),
     Entry(
+        "long-query", "Bounds on one query (issue 14)",
+        _bench("bench_long_query"),
+        _bench("bench_long_query", "--size", "1000", "--runs", "2", "--no-model"),
+    ),
+    Entry(
         "vectors", "Vector arm storage",
         _bench("bench_vectors"), _bench("bench_vectors", "--sizes", "2000", "--queries", "3"),
     ),
@@ -92,6 +97,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_embed"), _bench("bench_embed", "--texts", "8", "--repeats", "1"),
     ),
     Entry("cli", "P4/P5 cold CLI, apply, write", _bench("bench_cli"), _bench("bench_cli")),
+    Entry(
+        "soak", "Soak: 4 writers + 4 readers, 120 s (issue 14)",
+        _bench("bench_soak"),
+        _bench("bench_soak", "--seconds", "10", "--seed-memories", "50"),
+    ),
     Entry(
         "mcp", "MCP server round trip and start-up (issue 16)",
         _bench("bench_mcp"),

@@ -15,6 +15,7 @@ import attrs
 
 from memhtml.app.errors import MissingArgument
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.json_depth import nests_deeper_than
 from memhtml.domain.vocabulary import LINKABLE_RELS
 from memhtml.domain.write_requests import WriteRequest, checked
 
@@ -49,6 +50,11 @@ _WRITE_FIELDS: Final = frozenset(
         "pinned",
     }
 )
+MAX_LINE_DEPTH: Final = 32
+"""The deepest nesting of arrays and objects an op line may have (docs/cli-contract.md §3.2).
+A valid op nests two levels (an object holding arrays); the limit only keeps the decoder's
+recursion far from Python's, so a line of 100,000 ``[`` is bad input, not a crash."""
+
 _FIELDS: Final[Mapping[str, frozenset[str]]] = {
     OP_WRITE: _WRITE_FIELDS,
     OP_LINK: frozenset({"src", "rel", "dst"}),
@@ -105,9 +111,10 @@ def parse_apply_lines(
         defaults: Batch-wide session values, applied where an op names none.
 
     Raises:
-        InvalidInput: Bad JSON, a line that is not an object, an unknown op or field, a value
-            of the wrong type or out of range, a type or relation outside the vocabulary, a
-            malformed instant, or article fields that exclude each other. Names the line.
+        InvalidInput: Bad JSON (nesting past :data:`MAX_LINE_DEPTH` included), a line that is
+            not an object, an unknown op or field, a value of the wrong type or out of range,
+            a type or relation outside the vocabulary, a malformed instant, or article fields
+            that exclude each other. Names the line.
         MissingArgument: A required field is absent (or ``null``). Names the line.
     """
     session = defaults or SessionDefaults()
@@ -120,6 +127,8 @@ def parse_apply_lines(
 
 def _parse_line(number: int, line: str, session: SessionDefaults) -> ApplyOp:
     try:
+        if nests_deeper_than(line, MAX_LINE_DEPTH):
+            raise InvalidInput(f"JSON nests deeper than {MAX_LINE_DEPTH} levels")
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as e:

@@ -14,11 +14,13 @@ import attrs
 import click
 
 from memhtml.app.errors import (
+    BatchAborted,
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
     MissingArgument,
     RepoRequired,
+    StoreUnhealthy,
     UnknownTool,
 )
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
@@ -88,7 +90,8 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         description=(
             "Unknown flag; bad value, type, choice or range; exclusive flags together; extra "
             "positional; malformed JSONL line; bad environment value; a path outside the "
-            "repository, or a --path that is no memory path; a blank query; an unknown relation."
+            "repository, or a --path that is no memory path; a blank query or one over 4,096 "
+            "characters; an unknown relation; an apply line nesting past 32 levels."
         ),
         # A refused path is the caller's bad input (`../x`, an absolute path, a symlink out), not
         # a broken repository: reporting ERR_GIT would send them to fix git instead of the call.
@@ -212,6 +215,24 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
         exit_status=EXIT_RUNTIME,
         description="The command needs an optional extra that is not installed (memhtml[mcp]).",
         raised_by=(ExtraMissing,),
+    ),
+    ErrorCode(
+        code="ERR_BATCH_ABORTED",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "An atomic apply stopped at a refused op and wrote nothing; the message names the "
+            "op and its own code, and detail holds every op's result (batch.applied data)."
+        ),
+        raised_by=(BatchAborted,),
+    ),
+    ErrorCode(
+        code="ERR_STORE_UNHEALTHY",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "doctor found something to act on; the message lists it, detail holds the whole "
+            "report (doctor.report data)."
+        ),
+        raised_by=(StoreUnhealthy,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

@@ -7,6 +7,8 @@ The domain and port errors stay where they are (``memhtml.domain.errors``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from memhtml.domain.errors import InvalidInput, MemhtmlError
 
 
@@ -73,3 +75,31 @@ class ExtraMissing(MemhtmlError):
             f"memhtml {command} needs the optional {extra!r} extra, and {module!r} is not "
             f"installed: pip install 'memhtml[{extra}]'"
         )
+
+
+class ReportedFailure(MemhtmlError):
+    """A command ran to its end and its outcome is a failure the caller must act on.
+
+    The outcome itself rides along: the command line prints it as the failure envelope's
+    ``detail`` (docs/cli-contract.md §1), so nothing the success envelope said is lost.
+
+    Attributes:
+        detail: The command's result data, shaped as its success envelope's ``data``.
+        suggestions: Runnable next steps.
+    """
+
+    def __init__(
+        self, message: str, *, detail: Mapping[str, object], suggestions: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.detail = detail
+        self.suggestions = suggestions
+
+
+class BatchAborted(ReportedFailure):
+    """An atomic ``apply`` stopped at a refused op and wrote nothing; ``detail`` holds every
+    op's result."""
+
+
+class StoreUnhealthy(ReportedFailure):
+    """``doctor`` found something to act on; ``detail`` holds the whole report."""

@@ -93,3 +93,27 @@ def utc_stamp(instant: datetime) -> str:
         f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
         f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
     )
+
+
+_UTC_STAMP: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T([0-9]{2}:[0-9]{2}:[0-9]{2})Z")
+_MIDNIGHT: Final = "00:00:00"
+
+
+def event_label(event_at: str) -> str:
+    """The visible text of an event's ``<time>``: as precise as the event (docs/format.md §1).
+
+    The content hash reads visible text only (§7), so a label that showed the day alone made
+    two episodes with the same words on the same day one memory (issue 14). A date, or a UTC
+    stamp at midnight (what a date-only event written as a stamp looks like), keeps the day
+    alone, so the hash of every such memory is what it was; a stamp with a time of day shows
+    it to the second: ``2023-05-08 13:56:07 UTC``. Any other §5 shape (the writer normalises
+    to these two, so only a hand-built value) is shown as written, ``T`` read as a space.
+
+    Args:
+        event_at: A FORMAT §5 datetime.
+    """
+    stamp = _UTC_STAMP.fullmatch(event_at)
+    if stamp is not None:
+        clock = stamp[1]
+        return event_at[:10] if clock == _MIDNIGHT else f"{event_at[:10]} {clock} UTC"
+    return event_at.replace("T", " ", 1)

@@ -5,7 +5,7 @@ plus one derived from each tag (``tag:<tag>``). A query holds the entity named w
 and every known name, tag or alias found in its text, matched case-folded, longest first, with
 no model. Memories rank by the sum of the IDF weights of the entities they share with the query,
 counted inside the search scope, so a tag on nearly every memory weighs almost nothing
-(``docs/ranking.md §2.5``).
+(``docs/ranking.md §2.6``).
 
 Everything here is pure; the SQLite arm (``adapters/sqlite/retrieval_sql``) is held to
 :func:`entity_ranking` by the contract suites.

@@ -19,6 +19,11 @@ from typing import Final
 
 import attrs
 
+MAX_FTS_TERMS: Final = 32
+"""The most terms one query hands the full-text arm (docs/ranking.md §11): the first this many
+distinct ones. Each term costs the arm about 2.5 ms over 10,000 memories, so a pasted page of
+distinct words (500 terms) took seconds; 32 is a long paragraph's worth (BENCHMARKS.md)."""
+
 ALL_JOINER: Final = " AND "
 """Joins the terms of the every-term form."""
 
@@ -61,8 +66,10 @@ class FtsQueryForms:
     any: str
 
 
-def fts_terms(query: str, *, drop_stopwords: bool = False) -> tuple[str, ...]:
-    """The MATCH-safe terms of ``query``, in the order they appear.
+def fts_terms(
+    query: str, *, drop_stopwords: bool = False, max_terms: int = MAX_FTS_TERMS
+) -> tuple[str, ...]:
+    """The MATCH-safe terms of ``query``, in the order they first appear, each once.
 
     Each word is NFC-normalised after lowercasing, so a decomposed ``de\\u0301ploye\\u0301`` and
     a precomposed ``déployé`` give the same single term. A combining mark continues the token
@@ -80,6 +87,9 @@ def fts_terms(query: str, *, drop_stopwords: bool = False) -> tuple[str, ...]:
             phrase are kept (the caller quoted them on purpose), and when every bare term is a
             stopword and no phrase exists, none is dropped: a query of only "how it is" must
             still reach the index.
+        max_terms: Keep the first this many distinct terms (after stopwords are dropped), so
+            a pasted page costs what a paragraph does. A repeated term is kept once: FTS5
+            would weigh it twice under ``OR`` and it changes nothing under ``AND``.
 
     Returns:
         Bare tokens and ``"…"`` phrases, ready to be joined with ``AND`` or ``OR``.
@@ -98,7 +108,7 @@ def fts_terms(query: str, *, drop_stopwords: bool = False) -> tuple[str, ...]:
     if drop_stopwords:
         kept = [t for t in terms if t[1] or t[0] not in ENGLISH_STOPWORDS]
         terms = kept or terms
-    return tuple(term for term, _ in terms)
+    return tuple(dict.fromkeys(term for term, _ in terms))[:max_terms]
 
 
 @attrs.frozen(kw_only=True)

@@ -4,7 +4,7 @@ The graph arm starts from the other query arms' best candidates (the *seeds*: ea
 :data:`GRAPH_SEEDS`) and follows authored links and typed relations one hop, in either
 direction. A memory reached that way ranks by the evidence of the seeds that reach it times the
 weight of the relation, and carries the step it was reached by (:class:`GraphVia`), so an agent
-can see why it is there (``docs/ranking.md §2.6``). A seed linked to another seed is reached
+can see why it is there (``docs/ranking.md §2.7``). A seed linked to another seed is reached
 too: the link corroborates it, so a fix the vector arm already found still outranks a look-alike
 nothing links to.
 

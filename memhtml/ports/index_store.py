@@ -82,9 +82,35 @@ class IndexStore(Protocol):
         each other on the active-hash uniqueness."""
         ...
 
-    def record_head(self, *, head_sha: str | None, dirty_paths: Iterable[str], now: str) -> None:
-        """Move the watermark to ``head_sha`` (``None``: an unborn HEAD) with the paths indexed
-        from the working tree."""
+    def refresh_context(self) -> None:
+        """Make every indexed memory's contextual lexical document current
+        (:func:`memhtml.domain.lexical_context.context_documents`): its own text, tags, entity
+        names, linked titles and session neighbour change when other memories do, so each
+        indexing pass calls this after its last row write and before ``record_head``."""
+        ...
+
+    def record_head(
+        self,
+        *,
+        head_sha: str | None,
+        dirty_paths: Iterable[str],
+        duplicates: Mapping[str, str],
+        now: str,
+    ) -> None:
+        """In one step, move the watermark to ``head_sha`` (``None``: an unborn HEAD) with the
+        paths indexed from the working tree, and replace the remembered skipped duplicates
+        with ``duplicates`` (path to the content hash it repeats)."""
+        ...
+
+    def skipped_duplicates(self) -> Mapping[str, str]:
+        """The skipped duplicates remembered, path to the content hash it repeats; empty
+        before the first ``record_head`` that named any."""
+        ...
+
+    def remember_duplicates(self, duplicates: Mapping[str, str]) -> None:
+        """Add ``duplicates`` to those remembered (a path already there takes its new hash),
+        in one step, the watermark untouched: a pass remembers a row it displaces before
+        removing it, so a pass that dies in between forgets no file."""
         ...
 
     def stored_blobs(self, paths: Sequence[str]) -> Mapping[str, str]:

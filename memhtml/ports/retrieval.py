@@ -17,6 +17,7 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, RANK_ARMS, RRF_K, arm_named
 from memhtml.domain.graph import GraphVia
 from memhtml.domain.mmr import MMR_LAMBDA
+from memhtml.domain.query_bounds import checked_query
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
@@ -160,9 +161,13 @@ def _budget(value: int | None) -> int | None:
 
 @attrs.frozen(kw_only=True)
 class SearchRequest:
-    """One search: the query text, its scope, how many hits, and the ranking switches."""
+    """One search: the query text, its scope, how many hits, and the ranking switches.
 
-    query: str
+    ``query`` is bounded as it is set (``checked_query``, docs/ranking.md §11), so every edge
+    that builds a request refuses the same over-long text and no arm meets a lone surrogate.
+    """
+
+    query: str = attrs.field(converter=checked_query)
     scope: SearchScope = attrs.field(factory=SearchScope)
     limit: int = attrs.field(default=DEFAULT_SEARCH_LIMIT, converter=_search_limit)
     options: RankingOptions = attrs.field(factory=RankingOptions)
@@ -240,10 +245,10 @@ class RecallRequest:
     """One recall: the query, its scope, the memories' character budget, the switches.
 
     ``budget_chars`` bounds quoted ordinary memories (None: 16,000 UTF-16 units); arcs always
-    fold under their own 9,000.
+    fold under their own 9,000. ``query`` is bounded as in :class:`SearchRequest`.
     """
 
-    query: str
+    query: str = attrs.field(converter=checked_query)
     scope: SearchScope = attrs.field(factory=SearchScope)
     budget_chars: int | None = attrs.field(default=None, converter=_budget)
     options: RankingOptions = attrs.field(factory=RankingOptions)

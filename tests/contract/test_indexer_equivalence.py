@@ -1,8 +1,9 @@
 """Incremental updates agree with a rebuild: the property that makes ``update`` trustworthy.
 
-Hypothesis drives a repository through commits, moves, deletions, hand edits, staged renames
-and reverts, updating the index after chosen steps; at the end the updated index must hold
-exactly the rows a fresh rebuild (plus one update for the uncommitted tree) holds.
+Hypothesis drives a repository through commits, moves, deletions, hand edits, staged renames,
+reverts and committed copies (two files holding one content), updating the index after chosen
+steps; at the end the updated index must hold exactly the rows a fresh rebuild (plus one update
+for the uncommitted tree) holds.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ PATHS = (
     "notes/x.html",
 )
 BROKEN = b"<!doctype html><title>no article</title>"
+CLOCK = FixedClock(dt.datetime(2026, 9, 14, tzinfo=dt.UTC))
 SNAPSHOT_QUERIES = (
     "SELECT * FROM files ORDER BY path",
     "SELECT * FROM file_tags ORDER BY path, tag",
@@ -51,32 +53,25 @@ operations = st.one_of(
     st.tuples(st.just("remove"), path_choice),
     st.tuples(st.just("stage_move"), path_choice, path_choice),
     st.tuples(st.just("revert"), path_choice),
+    st.tuples(st.just("copy"), path_choice, path_choice),
     st.tuples(st.just("update")),
 )
 
 
-class World:
-    """A fake repository, an index kept by updates, and fresh memory text on demand."""
+class History:
+    """A fake repository driven by operations, and fresh memory text on demand; a subclass
+    says what an ``update`` step does."""
 
     def __init__(self) -> None:
         self.git = FakeGit()
-        self.db = Database.open(":memory:", state_path=":memory:")
         self.counter = 0
 
-    def indexer(self, db: Database) -> StoreIndexer:
-        """An indexer over the repository, writing into ``db``."""
-        return sqlite_indexer(
-            db=db,
-            git=self.git,
-            parser=parse_memory,
-            clock=FixedClock(dt.datetime(2026, 9, 14, tzinfo=dt.UTC)),
-            embed_watermark=WATERMARK,
-            embed_dim=DIM,
-            embedder=EMBEDDER,
-        )
+    def update(self) -> None:
+        """Bring the index kept by updates up to date."""
+        raise NotImplementedError
 
     def fresh(self, valid: bool) -> bytes:
-        """A memory whose article no other file has (so dedup never picks a winner)."""
+        """A memory whose article no other file has; only a copy repeats it."""
         self.counter += 1
         if not valid:
             return BROKEN
@@ -127,8 +122,36 @@ class World:
         elif kind == "revert" and args[0] in in_head:
             blob = self.head_files()[args[0]]
             self.git.write_file(args[0], self.git.read_blobs([blob])[blob])
+        elif kind == "copy" and args[0] in in_head and args[0] != args[1]:
+            blob = self.head_files()[args[0]]
+            data = self.git.read_blobs([blob])[blob]
+            land(ChangeSet(writes=(FileWrite(path=args[1], data=data),)))
         elif kind == "update":
-            self.indexer(self.db).update(embed=True)
+            self.update()
+
+
+class World(History):
+    """The history with a SQLite index kept by updates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db = Database.open(":memory:", state_path=":memory:")
+
+    def indexer(self, db: Database) -> StoreIndexer:
+        """An indexer over the repository, writing into ``db``."""
+        return sqlite_indexer(
+            db=db,
+            git=self.git,
+            parser=parse_memory,
+            clock=CLOCK,
+            embed_watermark=WATERMARK,
+            embed_dim=DIM,
+            embedder=EMBEDDER,
+        )
+
+    def update(self) -> None:
+        """See ``History.update``."""
+        self.indexer(self.db).update(embed=True)
 
 
 def snapshot(db: Database) -> list[list[Any]]:
@@ -150,13 +173,31 @@ def snapshot(db: Database) -> list[list[Any]]:
 )
 @example([("commit", PATHS[0], True), ("update",), ("stage_move", PATHS[0], PATHS[1])])
 @example([("commit", PATHS[0], True), ("update",), ("commit", PATHS[0], False)])
+@example([("commit", PATHS[1], True), ("stage_move", PATHS[1], PATHS[0]), ("revert", PATHS[1])])
+@example(
+    [
+        ("commit", PATHS[0], True),
+        ("copy", PATHS[0], PATHS[1]),
+        ("update",),
+        ("commit", PATHS[0], True),
+    ]
+)
+@example(
+    [
+        ("commit", PATHS[1], True),
+        ("update",),
+        ("copy", PATHS[1], PATHS[0]),
+        ("update",),
+        ("delete", PATHS[0]),
+    ]
+)
 def test_updates_agree_with_a_rebuild(ops: list[tuple[Any, ...]]) -> None:
     """After any history, the updated index equals a fresh rebuild followed by one update."""
     world = World()
-    world.indexer(world.db).update(embed=True)
+    world.update()
     for op in ops:
         world.apply(op)
-    world.indexer(world.db).update(embed=True)
+    world.update()
     with Database.open(":memory:", state_path=":memory:") as fresh:
         world.indexer(fresh).rebuild(embed=True)
         world.indexer(fresh).update(embed=True)

@@ -171,13 +171,17 @@ weights = st.dictionaries(
 )
 
 
-def _bm25_order(db: Database, match: str, admitted: set[str]) -> list[str]:
-    """The fts arm's order from a separate query: bm25 per path, then (score, path)."""
-    rows = db.all(
-        "SELECT f.path, bm25(files_fts) FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
-        "WHERE files_fts MATCH ?",
-        (match,),
-    )
+_BM25_SQL: Final = {
+    "fts": "SELECT f.path, bm25(files_fts) FROM files_fts "
+    "JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ?",
+    "context": "SELECT x.path, bm25(context_fts) FROM context_fts "
+    "JOIN file_context x ON x.rowid = context_fts.rowid WHERE context_fts MATCH ?",
+}
+
+
+def _bm25_order(db: Database, match: str, admitted: set[str], arm: str = "fts") -> list[str]:
+    """A full-text arm's order from a separate query: bm25 per path, then (score, path)."""
+    rows = db.all(_BM25_SQL[arm], (match,))
     scored = [(float(str(score)), str(path)) for path, score in rows if path in admitted]
     return [path for _, path in sorted(scored)]
 
@@ -244,8 +248,8 @@ def _twin(
     admitted = [row for row in rows if scope_admits(scope, scope_facts(row))]
     full: dict[str, list[str]] = {}
     for arm in arms:
-        if arm.name == "fts":
-            full["fts"] = _bm25_order(db, match, {row.path for row in admitted})
+        if arm.name in ("fts", "context"):
+            full[arm.name] = _bm25_order(db, match, {row.path for row in admitted}, arm.name)
         elif arm.name == "vector":
             assert query_vector is not None
             full["vector"] = _vector_order(admitted, query_vector)

@@ -52,8 +52,13 @@ def db(open_db: Opener) -> Database:
 def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> None:
     """A fresh open applies every shipped file in order, one ledger row each."""
     db = open_db()
-    index = ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql")
-    assert (3, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    index = (
+        "0001_init.sql",
+        "0002_chunk_owner.sql",
+        "0003_trace_files.sql",
+        "0004_lexical_context.sql",
+    )
+    assert (4, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")
@@ -71,7 +76,16 @@ def test_ledger_timestamps_are_utc_iso(open_db: Opener) -> None:
 def test_open_without_state_attaches_nothing(open_db: Opener) -> None:
     """Without a state path, has_state is False, the state ledger count is 0 and state.* fails."""
     db = open_db(with_state=False)
-    assert (False, 0, ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql")) == (
+    assert (
+        False,
+        0,
+        (
+            "0001_init.sql",
+            "0002_chunk_owner.sql",
+            "0003_trace_files.sql",
+            "0004_lexical_context.sql",
+        ),
+    ) == (
         db.has_state,
         db.state_migrations_applied,
         db.newly_applied,

@@ -40,7 +40,13 @@ def test_shipped_directories_hold_the_init_files() -> None:
     index = [m.name for m in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))]
     state = [m.name for m in load_migrations(shipped_migrations(STATE_MIGRATIONS_DIR))]
     assert (
-        ["0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql", "0004_arms.sql"],
+        [
+            "0001_init.sql",
+            "0002_chunk_owner.sql",
+            "0003_trace_files.sql",
+            "0004_lexical_context.sql",
+            "0005_arms.sql",
+        ],
         ["S0001_init.sql"],
     ) == (index, state)
 

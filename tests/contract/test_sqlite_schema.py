@@ -119,7 +119,7 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
 
 def test_file_columns_match_the_table_in_order(db: Database) -> None:
     """FILE_COLUMNS lists the files table's 33 columns in declaration order (``pinned``, the last,
-    from migration 0004)."""
+    from migration 0005)."""
     columns = tuple(str(r[1]) for r in db.all("PRAGMA table_info(files)"))
     assert (33, FILE_COLUMNS) == (len(FILE_COLUMNS), columns)
 
@@ -168,7 +168,8 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
         "trace_prompts_turn", "memory_session_links_session", "memory_session_links_path",
         "trace_consolidations_run", "files_content_hash",  # the last: ours, migration 0002
         "trace_prompts_file", "trace_files_session",  # ours, migration 0003
-        "entity_terms_surface", "entity_terms_key",  # ours, migration 0004
+        "file_context_prev",  # ours, migration 0004
+        "entity_terms_surface", "entity_terms_key",  # ours, migration 0005
     }  # fmt: skip
     sql = "SELECT name FROM {}.sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'"
     main = {str(r[0]) for r in db.all(sql.format("main"))}

@@ -14,6 +14,7 @@ from typing import Final
 import attrs
 
 from memhtml.adapters.sqlite.connection import Database, Write
+from memhtml.adapters.sqlite.context_sql import refresh_context_writes
 from memhtml.adapters.sqlite.schema import WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.entities import entity_terms
@@ -217,12 +218,15 @@ def load_rows(
     edges: Iterable[EdgeRow] = (),
     model: str = TEST_SPACE,
 ) -> None:
-    """Write memories, access rows and edges, in transactions of at most 500 statements."""
+    """Write memories, access rows and edges, in transactions of at most 500 statements, then
+    refresh the contextual documents."""
     writes: list[Write] = [w for row in rows for w in _file_writes(row, model)]
     writes += [access_write(a) for a in access]
     writes += [_edge_write(e) for e in edges]
     for start in range(0, len(writes), WRITE_BATCH_SIZE):
         db.write_all(writes[start : start + WRITE_BATCH_SIZE], operation="load test rows")
+    # As an indexing pass ends: the contextual documents made current.
+    db.write_all([(sql, ()) for sql in refresh_context_writes()], operation="refresh context")
 
 
 def scope_facts(row: MemoryRow) -> ScopeFacts:

@@ -107,6 +107,19 @@ def ok(root: Path, *args: str, stdin: str = "") -> Any:
     return json.loads(result.stdout)["data"]
 
 
+def doctor_report(root: Path) -> Any:
+    """``doctor``'s report on ``root``: the data of a healthy store (exit 0), or the detail of
+    ``ERR_STORE_UNHEALTHY`` (exit 1), checked to agree with the report's ``healthy``."""
+    result = run(root, "doctor")
+    envelope = json.loads(result.stdout)
+    if result.exit_code == 0:
+        assert True is envelope["data"]["healthy"], result.stdout
+        return envelope["data"]
+    assert (1, "ERR_STORE_UNHEALTHY") == (result.exit_code, envelope["code"]), result.stdout
+    assert False is envelope["detail"]["healthy"]
+    return envelope["detail"]
+
+
 def write_op(number: int, *, workspace: str | None = None) -> dict[str, object]:
     """One distinct ``apply`` write line."""
     words = [WORDS[(number * 7 + k) % len(WORDS)] for k in range(5)]
@@ -217,7 +230,7 @@ def assert_recovered(root: Path) -> dict[str, Any]:
     worked on this store is still alive.
     """
     fixed = ok(root, "doctor", "--fix")
-    report = ok(root, "doctor")
+    report = doctor_report(root)
     assert (True, [], True) == (report["healthy"], report["recovery"], report["indexFresh"]), report
     fsck = git(root, "fsck", "--no-progress", "--no-dangling")
     assert (0, "") == (fsck.returncode, fsck.stdout + fsck.stderr)

@@ -15,7 +15,15 @@ from typing import Final
 
 import pytest
 
-from tests.faults.harness import BaseStore, assert_recovered, build_base, clone, ok, run
+from tests.faults.harness import (
+    BaseStore,
+    assert_recovered,
+    build_base,
+    clone,
+    doctor_report,
+    ok,
+    run,
+)
 
 GARBAGE: Final = bytes(range(256)) * 32  # 8 KiB
 Damage = Callable[[Path], None]
@@ -92,7 +100,7 @@ def test_damaged_database_is_reported_then_healed(
     DAMAGES[damage](path)
     before = snapshot(path)
 
-    report = ok(store.root, "doctor")
+    report = doctor_report(store.root)
     kinds = {finding["kind"] for finding in report["recovery"]}
     assert (False, {f"{database}-corrupt"}, before) == (report["healthy"], kinds, snapshot(path))
 

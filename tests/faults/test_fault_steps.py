@@ -20,6 +20,7 @@ from tests.faults.harness import (
     assert_recovered,
     build_base,
     clone,
+    doctor_report,
     git,
     head_count,
     jsonl,
@@ -136,7 +137,7 @@ def _stale_with_reason(store: BaseStore) -> None:
 
 
 def _doctor_sees_interrupted_commit(store: BaseStore) -> None:
-    report = ok(store.root, "doctor")
+    report = doctor_report(store.root)
     kinds = [finding["kind"] for finding in report["recovery"]]
     assert (False, "interrupted-commit") == (report["healthy"], kinds[0])
 

@@ -19,10 +19,10 @@ from tests.faults.harness import (
     assert_recovered,
     build_base,
     clone,
+    doctor_report,
     git,
     head_count,
     jsonl,
-    ok,
     run,
     run_killed_at,
     write_op,
@@ -104,7 +104,7 @@ def test_an_old_lock_is_kept_while_a_git_process_works_here(
     lock = index_lock(store, age_s=STALE_LOCK_AGE_S * 10)
     result = run(store.root, *WRITE)
     failure = json.loads(result.stdout)
-    report = ok(store.root, "doctor")
+    report = doctor_report(store.root)
     held = [f for f in report["recovery"] if f["kind"] == "held-lock"]
     assert ("ERR_GIT_LOCKED", True) == (failure["code"], lock.exists())
     assert f"git process {git_at_work.pid} is running here" in failure["error"]
@@ -138,7 +138,7 @@ def test_an_index_left_at_heads_parent_is_repaired_by_doctor_fix(store: BaseStor
     git_dir = store.root / ".git"
     for leftover in [*git_dir.glob("memhtml-commit-*"), git_dir / "index.lock"]:
         leftover.unlink()
-    report = ok(store.root, "doctor")
+    report = doctor_report(store.root)
     assert ["index-behind-head"] == [f["kind"] for f in report["recovery"]]
     repaired = assert_recovered(store.root)
     assert ["index-behind-head"] == [f["kind"] for f in repaired["recovered"]]

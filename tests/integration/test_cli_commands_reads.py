@@ -258,10 +258,19 @@ def test_doctor_reports_a_healthy_store(store: Store) -> None:
     assert (["warnings", "recovery"], []) == (list(report)[-2:], report["recovery"])
 
 
+def unhealthy(result: Any) -> Any:
+    """The report an unhealthy doctor carries as detail, after checking exit 1 and the code."""
+    failure = envelope(result)
+    assert (1, "ERR_STORE_UNHEALTHY") == (result.exit_code, failure["code"]), result.stdout
+    assert False is failure["detail"]["healthy"]
+    return failure
+
+
 def test_doctor_reports_low_coverage_when_the_store_is_meant_to_embed(store: Store) -> None:
     """The plain doctor loads no model, yet a store configured to embed whose chunks have no
-    vectors is reported low, with the remedy; a lexical-only store is not."""
-    local = data(store.run("doctor", env={"MEMHTML_EMBED": "local"}))
+    vectors is reported low, with the remedy, and exits 1; a lexical-only store is not."""
+    failure = unhealthy(store.run("doctor", env={"MEMHTML_EMBED": "local"}))
+    local = failure["detail"]
     off = data(store.run("doctor", env={"MEMHTML_EMBED": "off"}))
     assert (True, 0.0, False) == (
         local["vectorCoverageLow"],
@@ -269,16 +278,20 @@ def test_doctor_reports_low_coverage_when_the_store_is_meant_to_embed(store: Sto
         off["vectorCoverageLow"],
     )
     assert any("vector coverage is low" in warning for warning in local["warnings"])
+    assert ["memhtml index embed"] == failure["suggestions"]
+    assert "vector coverage below the floor" in failure["error"]
 
 
 def test_doctor_names_the_bedrock_space_without_calling_aws(store: Store) -> None:
     """Configured for Bedrock, doctor reports Titan's space (not the local default) and the
     mismatch with the MiniLM-built index, without credentials or network."""
-    report = data(store.run("doctor", env={"MEMHTML_EMBED": "bedrock"}))
+    failure = unhealthy(store.run("doctor", env={"MEMHTML_EMBED": "bedrock"}))
+    report = failure["detail"]
     assert ("amazon.titan-embed-text-v2:0@1024", False) == (
         report["configuredEmbedModel"],
         report["embedModelMatches"],
     )
+    assert "memhtml index rebuild --embed" in failure["suggestions"]
 
 
 def test_state_export_then_import_round_trips(store: Store) -> None:

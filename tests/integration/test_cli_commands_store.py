@@ -320,10 +320,15 @@ def test_apply_refuses_stdin_beside_a_real_file(store: Store, tmp_path: Path) ->
 
 
 def test_apply_atomic_abort_writes_nothing(store: Store) -> None:
-    """A refused op aborts the batch: ok:false with its code, the rest skipped, no commit."""
+    """A refused op aborts the batch: exit 1 with ERR_BATCH_ABORTED naming the op and its
+    code; the detail holds ok:false with its code, the rest skipped, no commit."""
     missing = json.dumps({"op": "link", "src": LOCK_PATH, "rel": "supports", "dst": "areas/x.html"})
     before = snapshot(store.root)
-    applied = store.ok("apply", stdin=APPLY_BATCH.split("\n")[0] + "\n" + missing)
+    result = store.run("apply", stdin=APPLY_BATCH.split("\n")[0] + "\n" + missing)
+    failure = envelope(result)
+    applied = failure["detail"]
+    assert (1, "ERR_BATCH_ABORTED") == (result.exit_code, failure["code"])
+    assert "op index 1 (link): ERR_PATH_NOT_FOUND" in failure["error"]
     assert (True, None) == (applied["aborted"], applied["commitSha"])
     assert [(False, True, None), (False, False, "ERR_PATH_NOT_FOUND")] == [
         (r["ok"], r["skipped"], r["code"]) for r in applied["results"]

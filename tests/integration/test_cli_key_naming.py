@@ -5,6 +5,7 @@ later fails here until it is run here too.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ DATA_KEYED: Final = frozenset({"properties", "byCategory"})
 # hands stdout to the protocol (its tools return the CLI's data: test_mcp_tools.py).
 NOT_ENVELOPES: Final = frozenset({"completion", "mcp"})
 NOTE: Final = "{written}"
+ABORTING_BATCH: Final = json.dumps({"op": "archive", "path": "areas/none.html", "reason": "r"})
 FIXTURES: Final = Path(__file__).parent.parent / "fixtures"
 LOCOMO_SHAPE: Final = FIXTURES / "locomo_shape.json"
 TRANSCRIPTS: Final = FIXTURES / "traces" / "claude"
@@ -119,7 +121,8 @@ def test_every_shipped_command_is_run_here() -> None:
 
 
 def test_every_key_of_every_envelope_is_camel_case(store: Store) -> None:
-    """Success envelopes of every command, and the failure envelope, hold camelCase keys only."""
+    """Success envelopes of every command, and failure envelopes (an aborted batch's detail
+    included), hold camelCase keys only."""
     offenders: dict[str, list[str]] = {}
     written = ""
     for name, args in invocations(store.root.parent).items():
@@ -130,6 +133,10 @@ def test_every_key_of_every_envelope_is_camel_case(store: Store) -> None:
         offenders[name] = list(bad_keys(document))
         written = document["data"]["path"] if name == "write" else written
     offenders["failure"] = list(bad_keys(envelope(store.run("read", "areas/none.html"))))
+    # A failure whose detail is a command's whole data (issue 14): an aborted atomic batch.
+    aborted = envelope(store.run("apply", stdin=ABORTING_BATCH))
+    assert "ERR_BATCH_ABORTED" == aborted["code"], aborted
+    offenders["aborted apply"] = list(bad_keys(aborted))
     offenders["--version"] = list(bad_keys(envelope(store.run("--version"))))
     offenders["--help"] = list(bad_keys(envelope(store.run("--help"))))
     assert {} == {name: keys for name, keys in offenders.items() if keys}

@@ -224,12 +224,20 @@ def test_uncommitted_edits_to_a_source_refuse_and_write_nothing(store: Store) ->
 
 
 def test_cli_fix_adds_repaired_after_the_report(tmp_path: Path) -> None:
-    """`doctor --fix` ends its data with repaired{rewritten, dropped, prunedAccessRows,
+    """`doctor` with a dangling link exits 1 (ERR_STORE_UNHEALTHY, the report as detail);
+    `doctor --fix` ends its data with repaired{rewritten, dropped, prunedAccessRows,
     commitSha, recovered}, after the recovery findings; plain `doctor` has no such key."""
     cli = _cli_store(tmp_path)
     cli.ok("link", EXPORT_PATH, "caused_by", LOCK_PATH)
     cli.ok("archive", LOCK_PATH, "--reason", "replaced")
-    assert 1 == len(cli.ok("doctor")["dangling"])
+    before = cli.run("doctor")
+    failure = envelope(before)
+    assert (1, "ERR_STORE_UNHEALTHY", ["memhtml doctor --fix"]) == (
+        before.exit_code,
+        failure["code"],
+        failure["suggestions"],
+    )
+    assert 1 == len(failure["detail"]["dangling"])
     fixed = cli.ok("doctor", "--fix")
     plain = cli.ok("doctor")
     assert ["warnings", "recovery", "repaired"] == list(fixed)[-3:]

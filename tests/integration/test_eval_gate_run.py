@@ -87,9 +87,16 @@ def test_no_probe_ever_returns_an_archived_memory(default_run: GateRun) -> None:
 
 
 def test_kept_store_has_every_file_indexed_and_no_dangling_link(default_run: GateRun) -> None:
-    """doctor on the kept store: no dangling link, no unparseable file."""
-    report = data(invoke(["--repo", str(default_run.config.keep), "doctor"]))
+    """doctor on the kept store: no dangling link, no unparseable file. Its one concern is
+    the fake embedder's vectors, which the configured local model does not share."""
+    result = invoke(["--repo", str(default_run.config.keep), "doctor"])
+    failure = envelope(result)
+    report = failure["detail"]
     assert ([], []) == (report["dangling"], report["unparseable"])
+    assert (1, "the store needs attention: the index holds another model's vectors") == (
+        result.exit_code,
+        failure["error"],
+    )
 
 
 def test_two_runs_write_identical_bytes_and_reports(tmp_path: Path) -> None:

@@ -76,11 +76,24 @@ def test_invented_conversation_finds_each_answer_first(tmp_path: Path) -> None:
     assert 6 == result["perConversation"][0]["files"]
 
 
-def test_a_turn_that_would_dedup_fails_the_run(tmp_path: Path) -> None:
-    """Two same-day turns with the same words would share one file: the run stops, naming it."""
+def test_same_words_a_second_apart_get_a_file_each(tmp_path: Path) -> None:
+    """Two turns of one session with the same words, a second apart, are two episodes (issue
+    14: the event label shows the time of day), so the run ingests both."""
     source = write_invented_data(tmp_path)
     raw = json.loads(source.read_text(encoding="utf-8"))
     raw[0]["conversation"]["session_2"].append(turn("Bram", "D2:4", "Take care!"))
+    source.write_text(json.dumps(raw), encoding="utf-8")
+    result = data(invoke(["eval", "locomo", "--data", str(source), "--mode", "lexical"]))
+    assert (7, 7) == (result["dataset"]["turns"], result["perConversation"][0]["files"])
+
+
+def test_a_turn_that_would_dedup_fails_the_run(tmp_path: Path) -> None:
+    """Two sessions stamped alike put the same words at the same second: the turns would
+    share one file, so the run stops, naming the dedup."""
+    source = write_invented_data(tmp_path)
+    raw = json.loads(source.read_text(encoding="utf-8"))
+    conversation = raw[0]["conversation"]
+    conversation["session_2_date_time"] = conversation["session_1_date_time"]
     source.write_text(json.dumps(raw), encoding="utf-8")
     result = invoke(["eval", "locomo", "--data", str(source), "--mode", "lexical"])
     assert 2 == result.exit_code

@@ -14,7 +14,7 @@ import pytest
 
 from memhtml.adapters.git import journal as journals
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
-from tests.faults.harness import build_base, jsonl, ok, run_killed_at, write_op
+from tests.faults.harness import build_base, doctor_report, jsonl, run_killed_at, write_op
 
 
 def test_the_writers_lock_nests_in_one_thread_and_excludes_others(tmp_path: Path) -> None:
@@ -92,7 +92,7 @@ def test_plain_doctor_changes_nothing_after_a_killed_commit(tmp_path: Path, step
     store = build_base(tmp_path / "store", memories=4)
     run_killed_at(store.root, step, ["apply"], stdin=jsonl([write_op(n) for n in (50, 51)]))
     before = snapshot(store.root)
-    report = ok(store.root, "doctor")
+    report = doctor_report(store.root)
     assert (False, before) == (report["healthy"], snapshot(store.root))
 
 

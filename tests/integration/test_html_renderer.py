@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from memhtml.adapters.html.content_hash import content_hash_of
 from memhtml.adapters.html.parser import parse_memory, parse_memory_reference
 from memhtml.adapters.html.renderer import render_memory, render_parsed
+from memhtml.domain.datetimes import event_label
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.model import (
     EntityRef,
@@ -144,10 +145,30 @@ def test_invalid_fence_language_is_left_unlabelled() -> None:
 
 
 def test_event_time_is_appended_as_a_dated_paragraph() -> None:
-    """`event_at` becomes a final <p><time datetime> and the parsed event_at."""
-    html = render_memory(attrs.evolve(WRITE_EXAMPLE, event_at="2026-09-09T14:30Z"))
-    assert '<p><time datetime="2026-09-09T14:30Z">2026-09-09</time></p>\n</article>' in html
-    assert "2026-09-09T14:30Z" == parse_memory(html).event_at
+    """`event_at` becomes a final <p><time datetime> showing the time of day to the second,
+    and the parsed event_at."""
+    html = render_memory(attrs.evolve(WRITE_EXAMPLE, event_at="2026-09-09T14:30:05Z"))
+    shown = '<time datetime="2026-09-09T14:30:05Z">2026-09-09 14:30:05 UTC</time>'
+    assert f"<p>{shown}</p>\n</article>" in html
+    assert "2026-09-09T14:30:05Z" == parse_memory(html).event_at
+
+
+@pytest.mark.parametrize("event_at", ["2026-09-09", "2026-09-09T00:00:00Z"])
+def test_a_day_event_shows_the_day_alone(event_at: str) -> None:
+    """A date, or a stamp at midnight UTC, shows only the day: what every event showed
+    before times of day did, so those memories keep their content hash."""
+    html = render_memory(attrs.evolve(WRITE_EXAMPLE, event_at=event_at))
+    assert f'<p><time datetime="{event_at}">2026-09-09</time></p>\n</article>' in html
+
+
+def test_events_a_second_apart_hash_apart() -> None:
+    """Same words, event times one second apart: two content hashes (issue 14: the day-only
+    label folded distinct episodes into one memory)."""
+    first, second = (
+        parse_memory(render_memory(attrs.evolve(WRITE_EXAMPLE, event_at=stamp))).content_hash
+        for stamp in ("2023-05-08T13:56:07Z", "2023-05-08T13:56:08Z")
+    )
+    assert first != second
 
 
 def test_article_html_is_used_as_given() -> None:
@@ -210,7 +231,7 @@ def _inputs(kwargs: dict[str, Any]) -> RenderInputs:
 def _expected_body(inputs: RenderInputs, kwargs_specs: list[tuple[Any, ...]]) -> str:
     parts = [inputs.claim]
     parts += [spec[1] if spec[0] == "prose" else "\n".join(spec[2]) for spec in kwargs_specs]
-    parts += [inputs.event_at[:10]] if inputs.event_at else []
+    parts += [event_label(inputs.event_at)] if inputs.event_at else []
     return collapse_whitespace(" ".join(parts))
 
 

@@ -222,6 +222,7 @@ OUT: Final = "../outside.html"
 WRITE: Final = {"title": "T", "type": "semantic", "claim": "A claim."}
 WRITE_FLAGS: Final = "write --title T --type semantic --claim 'A claim.'"
 HTML: Final = "<p><mark>A.</mark></p>"
+DEEP: Final = json.loads("[" * 40 + "]" * 40)  # past apply's 32 levels, within the SDK's own
 BOTH_FLAGS: Final = f"{WRITE_FLAGS} --article-html '{HTML}'"
 FIX: Final = {"title": "T", "claim": "c."}
 FIX_FLAGS: Final = "--title T --claim c."
@@ -247,6 +248,10 @@ BAD_INPUT: Final[list[tuple[str, dict[str, Any], str, str]]] = [
     ("apply", {"ops": [{"op": "delete", "path": "x.html"}]}, "ERR_INVALID_FLAG", "apply"),
     ("apply", {"ops": [{"op": "write", "type": "semantic"}]}, "ERR_MISSING_ARGUMENT", "apply"),
     ("apply", {"ops": "write"}, "ERR_INVALID_FLAG", ""),
+    ("apply", {"ops": [{"op": "write", **WRITE, "tag": DEEP}]}, "ERR_INVALID_FLAG", "apply"),
+    ("apply", {"ops": [{"op": "archive", "path": NOPE, "reason": "r"}]}, "ERR_BATCH_ABORTED", "apply"),  # noqa: E501
+    ("search", {"query": "q" * 4097}, "ERR_INVALID_FLAG", "search " + "q" * 4097),
+    ("recall", {"query": "q" * 4097}, "ERR_INVALID_FLAG", "recall " + "q" * 4097),
     ("correct", {"target": NOPE, **FIX}, "ERR_PATH_NOT_FOUND", f"correct {NOPE} {FIX_FLAGS}"),
     ("correct", {"target": "/../x", **FIX}, "ERR_INVALID_FLAG", f"correct /../x {FIX_FLAGS}"),
     ("archive", {"path": NOPE, "reason": "r"}, "ERR_PATH_NOT_FOUND", f"archive {NOPE} --reason r"),
@@ -283,6 +288,24 @@ def test_bad_input_is_a_tool_error_with_the_cli_code(
         stdin = json.dumps(arguments["ops"][0]) if tool == "apply" else ""
         cli = envelope(invoke(["--repo", str(stores.root), *shlex.split(cli_args)], stdin=stdin))
         assert (cli["code"], cli["error"]) == (failure["code"], failure["error"])
+
+
+def test_an_aborted_batch_carries_every_op_result_as_detail(stores: Stores) -> None:
+    """ERR_BATCH_ABORTED names the refused op and its code; detail is batch.applied's data,
+    the write before it skipped and nothing committed, as the CLI prints it."""
+    ops = [{"op": "write", **WRITE}, {"op": "archive", "path": NOPE, "reason": "r"}]
+    result = stores.mcp.call("apply", {"ops": ops})
+    failure = result.structured_content
+    cli = envelope(
+        invoke(["--repo", str(stores.root), "apply"], stdin="\n".join(map(json.dumps, ops)))
+    )
+    assert (True, "ERR_BATCH_ABORTED") == (result.is_error, failure["code"])
+    assert "op index 1 (archive): ERR_PATH_NOT_FOUND" in failure["error"]
+    assert [(False, True), (False, False)] == [
+        (r["ok"], r["skipped"]) for r in failure["detail"]["results"]
+    ]
+    assert (True, None) == (failure["detail"]["aborted"], failure["detail"]["commitSha"])
+    assert cli == {"apiVersion": "1", **failure}
 
 
 def test_the_server_outlives_every_bad_call(stores: Stores) -> None:

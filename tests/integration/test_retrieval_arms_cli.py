@@ -65,7 +65,7 @@ def test_without_the_graph_arm_the_fix_is_not_found(store: Store) -> None:
     narrowed = store.ok("search", query, "--arms", "fts,entity")["hits"]
     fix = {hit["path"]: hit for hit in default["hits"]}[FIX]
     assert FIX not in [hit["path"] for hit in narrowed]
-    assert (["fts", "recency", "salience"], None) == (default["arms"], fix["via"])
+    assert (["fts", "context", "recency", "salience"], None) == (default["arms"], fix["via"])
     assert {"recency", "salience"} == set(fix["ranks"])
 
 
@@ -120,11 +120,14 @@ def test_read_lists_inbound_links(store: Store) -> None:
 
 
 def test_doctor_reports_a_contradiction_between_active_memories(store: Store) -> None:
-    """A `contradicts` link between two live memories is a finding and makes doctor unhealthy."""
+    """A `contradicts` link between two live memories is a finding and makes doctor unhealthy,
+    which fails it (ERR_STORE_UNHEALTHY) with the report as detail and the finding named."""
     store.ok("link", OTHER, "contradicts", FIX)
-    report = store.ok("doctor")
+    failure = envelope(store.run("doctor"))
+    report = failure["detail"]
     assert [{"srcPath": OTHER, "dstPath": FIX}] == report["contradictions"]
-    assert report["healthy"] is False
+    assert ("ERR_STORE_UNHEALTHY", False) == (failure["code"], report["healthy"])
+    assert "1 contradicts link between active memories" in failure["error"]
 
 
 def test_a_pinned_memory_says_so_in_read(store: Store) -> None:

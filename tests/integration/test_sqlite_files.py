@@ -59,7 +59,12 @@ def test_deleting_the_index_keeps_state(tmp_path: Path) -> None:
             db.all("SELECT * FROM index_state"),
         )
     assert (
-        ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql"),
+        (
+            "0001_init.sql",
+            "0002_chunk_owner.sql",
+            "0003_trace_files.sql",
+            "0004_lexical_context.sql",
+        ),
         1,
         [("areas/a.html", 3, -0.25)],
         [],
@@ -74,7 +79,12 @@ def test_state_can_be_attached_to_an_in_memory_index(tmp_path: Path) -> None:
     with Database.open(":memory:", state_path=state) as db:
         rows = (db.newly_applied, db.all("SELECT path FROM state.access"))
     assert (
-        ("0001_init.sql", "0002_chunk_owner.sql", "0003_trace_files.sql"),
+        (
+            "0001_init.sql",
+            "0002_chunk_owner.sql",
+            "0003_trace_files.sql",
+            "0004_lexical_context.sql",
+        ),
         [("areas/a.html",)],
     ) == rows
 

@@ -16,11 +16,13 @@ from memhtml.app.cli.errors import (
     error_code_for,
 )
 from memhtml.app.errors import (
+    BatchAborted,
     DirtyTree,
     DiscriminationFailed,
     ExtraMissing,
     MissingArgument,
     RepoRequired,
+    StoreUnhealthy,
     UnknownTool,
 )
 from memhtml.domain.errors import Conflict, DuplicateContent, InvalidInput, InvalidMemory, NotFound
@@ -64,6 +66,9 @@ SPEC_CODES = {
     # Appended for issue 14 (crash recovery); codes are append-only.
     "ERR_GIT_LOCKED": EXIT_RUNTIME,
     "ERR_STORAGE_CORRUPT": EXIT_RUNTIME,
+    # Appended for issue 14 (exit codes): an aborted batch and an unhealthy store.
+    "ERR_BATCH_ABORTED": EXIT_RUNTIME,
+    "ERR_STORE_UNHEALTHY": EXIT_RUNTIME,
 }
 
 # One instance of every exception the command line must translate, with its code.
@@ -99,6 +104,8 @@ MAPPED: list[tuple[BaseException, str]] = [
     (DiscriminationFailed("gate"), "ERR_DISCRIMINATION_FAILED"),
     (ExtraMissing("mcp", "mcp", "mcp"), "ERR_EXTRA_MISSING"),
     (UnknownTool("no such tool 'serch'"), "ERR_UNKNOWN_COMMAND"),
+    (BatchAborted("aborted at op 2", detail={}), "ERR_BATCH_ABORTED"),
+    (StoreUnhealthy("1 dangling link", detail={}), "ERR_STORE_UNHEALTHY"),
     (sqlite3.OperationalError("near 'x': syntax error"), ERR_UNKNOWN),
     (KeyError("x"), ERR_UNKNOWN),
     (click.Abort(), ERR_UNKNOWN),

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from memhtml.domain.datetimes import is_valid_datetime, utc_stamp
+from memhtml.domain.datetimes import event_label, is_valid_datetime, utc_stamp
 from memhtml.domain.errors import InvalidInput
 from tests.strategies import format_datetime_like, format_datetimes
 
@@ -138,3 +138,31 @@ def test_utc_stamp_refuses_naive_and_unrepresentable_instants() -> None:
         utc_stamp(datetime(2026, 8, 30))
     with pytest.raises(InvalidInput):
         utc_stamp(datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))))
+
+
+@pytest.mark.parametrize(
+    ("event_at", "label"),
+    [
+        ("2023-05-08", "2023-05-08"),
+        ("2023-05-08T00:00:00Z", "2023-05-08"),
+        ("2023-05-08T13:56:07Z", "2023-05-08 13:56:07 UTC"),
+        ("2023-05-08T00:00:01Z", "2023-05-08 00:00:01 UTC"),
+        ("2023-05-08T13:56+02:00", "2023-05-08 13:56+02:00"),
+    ],
+)
+def test_an_event_label_is_as_precise_as_the_event(event_at: str, label: str) -> None:
+    """Day alone for a date or midnight UTC; the time to the second for any other stamp."""
+    assert label == event_label(event_at)
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 31, 23, 59, 58),
+        timezones=st.just(UTC),
+    )
+)
+def test_two_instants_a_second_or_more_apart_get_different_labels(instant: datetime) -> None:
+    """The label keeps every second of a stamp, so distinct stamps never share a label."""
+    later = instant.replace(microsecond=0) + timedelta(seconds=1)
+    assert event_label(utc_stamp(instant)) != event_label(utc_stamp(later))

@@ -13,6 +13,7 @@ from memhtml.domain.fts_query import (
     ALL_JOINER,
     ANY_JOINER,
     ENGLISH_STOPWORDS,
+    MAX_FTS_TERMS,
     FtsQueryForms,
     fts_query_forms,
     fts_terms,
@@ -191,3 +192,32 @@ def test_stopword_removal_keeps_a_nonempty_subsequence(query: str) -> None:
     assert bool(full) == bool(kept)
     dropped = [t for t in full if t not in kept]
     assert [] == [t for t in dropped if t not in ENGLISH_STOPWORDS]
+
+
+def test_a_ten_thousand_word_query_hands_over_the_first_distinct_terms() -> None:
+    """A pasted page is bounded: the first MAX_FTS_TERMS distinct terms, in order, each once."""
+    words = [f"w{n % 500}" for n in range(10_000)]
+    assert tuple(words[:MAX_FTS_TERMS]) == fts_terms(" ".join(words))
+
+
+def test_a_repeated_term_is_kept_once() -> None:
+    """Repeating a word neither doubles its weight under OR nor adds anything under AND."""
+    assert FtsQueryForms(all="cache AND drain", any="cache OR drain") == fts_query_forms(
+        "cache cache drain CACHE"
+    )
+
+
+def test_the_cap_counts_terms_after_stopwords_are_dropped() -> None:
+    """Function words do not use up the budget: the cap applies to the terms that remain."""
+    query = " ".join(f"the w{n} of" for n in range(MAX_FTS_TERMS + 5))
+    kept = fts_terms(query, drop_stopwords=True)
+    assert tuple(f"w{n}" for n in range(MAX_FTS_TERMS)) == kept
+
+
+@given(fts_query_text, st.integers(min_value=1, max_value=8))
+def test_capped_terms_are_the_distinct_prefix_of_the_uncapped(query: str, cap: int) -> None:
+    """With any cap the terms are the first ``cap`` of the uncapped ones, none repeated."""
+    uncapped = fts_terms(query, max_terms=10_000)
+    capped = fts_terms(query, max_terms=cap)
+    assert uncapped[:cap] == capped
+    assert len(set(uncapped)) == len(uncapped)

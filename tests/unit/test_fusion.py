@@ -42,11 +42,12 @@ def formula_score(
 
 
 def test_registry_holds_the_seed_arms_in_fold_order() -> None:
-    """The registry is fts, vector, recency, salience with weights 1, 0.5, 0.5, 0.4 (the seed's
-    weights except vector, halved on our LoCoMo runs, DECISIONS 12), then entity and graph
-    (issue 15) at 1 and 0.5."""
+    """The registry is fts, context, vector, recency, salience: the seed's arms and weights
+    except vector, halved on our LoCoMo runs (DECISIONS 12), plus the contextual full-text arm
+    (docs/ranking.md §2.5); then the opt-in entity and graph arms (issue 15) at 1 and 0.5."""
     expected = [
         ("fts", 1.0),
+        ("context", 1.0),
         ("vector", 0.5),
         ("recency", 0.5),
         ("salience", 0.4),
@@ -57,10 +58,11 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
 
 
 def test_each_arm_declares_what_it_needs() -> None:
-    """fts needs terms, vector a query vector, salience the state plane, entity the query's
-    entities, recency nothing; graph needs another query arm to seed it."""
+    """Both full-text arms need terms, vector a query vector, salience the state plane, entity
+    the query's entities, recency nothing; graph needs another query arm to seed it."""
     expected = {
         "fts": (frozenset({ArmNeed.QUERY_TERMS}), False),
+        "context": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "vector": (frozenset({ArmNeed.QUERY_VECTOR}), False),
         "recency": (frozenset(), False),
         "salience": (frozenset({ArmNeed.STATE}), False),
@@ -78,15 +80,16 @@ def test_rrf_constant_is_twenty() -> None:
 def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
     """Without a query vector the vector arm leaves the fold and the rest keep registry order."""
     available = {ArmNeed.QUERY_TERMS, ArmNeed.STATE}
-    assert ["fts", "recency", "salience"] == [a.name for a in active_arms(available)]
+    expected = ["fts", "context", "recency", "salience"]
+    assert expected == [a.name for a in active_arms(available)]
 
 
 def test_the_entity_and_graph_arms_fire_only_when_selected() -> None:
-    """Issue 15's arms are opt-in: with every input present the default set is the four
+    """Issue 15's arms are opt-in: with every input present the default set is the five
     evaluated arms, and naming them in the selection adds them."""
     everything = set(ArmNeed)
     assert (
-        ["fts", "vector", "recency", "salience"],
+        ["fts", "context", "vector", "recency", "salience"],
         ["fts", "entity", "graph"],
     ) == (
         [a.name for a in active_arms(everything)],

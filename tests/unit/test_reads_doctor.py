@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memhtml.adapters.html import parse_memory
+from memhtml.app.errors import StoreUnhealthy
 from memhtml.app.use_cases.doctor import DoctorPorts, doctor_with, format_check
+from memhtml.app.use_cases.doctor_verdict import concerns, refuse_unhealthy
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.write_requests import WriteRequest
-from memhtml.ports.health import DanglingLink, InboxDepths
+from memhtml.ports.health import Contradiction, DanglingLink, InboxDepths
 from tests.fakes.read_plane import FakeProbe
 from tests.fakes.write_plane import FAKE_SPACE, FakeStore, fake_store
 
+UNPARSEABLE_FIX = "fix or remove the files listed under detail.unparseable, then commit"
+CONTRADICTION_FIX = "memhtml correct the memory that is wrong (see detail.contradictions)"
 NOTE = WriteRequest(
     title="Ledger lock holds for 40 minutes",
     memory_type="semantic",
@@ -109,3 +115,49 @@ def test_format_check_reports_in_path_order() -> None:
     refused, _ = format_check(parse_memory, {"b.html": b"x", "a.html": b"y"})
     assert ["a.html", "b.html"] == [r.path for r in refused]
     assert all(r.reason for r in refused)
+
+
+def test_a_healthy_report_passes_the_verdict() -> None:
+    """No concern, nothing raised: a healthy doctor exits 0 with its report."""
+    store = fake_store()
+    write_memory(store.deps, NOTE)
+    report = doctor_with(_ports(store))
+    assert () == concerns(report)
+    refuse_unhealthy(report, {"healthy": True})
+
+
+def test_each_unhealthy_condition_is_a_concern_with_its_fix() -> None:
+    """Every condition folded into healthy is named once, with the command that addresses it,
+    and the failure carries the report it was given as detail."""
+    store = fake_store()
+    write_memory(store.deps, NOTE)
+    store.git.write_file("areas/inbox/broken.html", b"<p>not a memory")
+    dangling = DanglingLink(src_path="a.html", rel="supports", dst_path="b.html", rewrite_to=None)
+    contradiction = Contradiction(src_path="a.html", dst_path="c.html")
+    probe = FakeProbe(
+        dangling=(dangling, dangling), orphans=("gone.html",), contradictions=(contradiction,)
+    )
+    report = doctor_with(_ports(store, probe, configured_model="other@1", has_state=False))
+    assert [
+        ("2 dangling links", "memhtml doctor --fix"),
+        ("1 contradicts link between active memories", CONTRADICTION_FIX),
+        ("1 orphan access row", "memhtml doctor --fix"),
+        ("1 memory file failing the format", UNPARSEABLE_FIX),
+        ("the index holds another model's vectors", "memhtml index rebuild --embed"),
+        ("no state plane", "memhtml state import"),
+    ] == [(c.what, c.fix) for c in concerns(report)]
+    with pytest.raises(StoreUnhealthy) as caught:
+        refuse_unhealthy(report, {"healthy": False})
+    assert (
+        "the store needs attention: 2 dangling links; 1 contradicts link between active "
+        "memories; 1 orphan access row; 1 memory file failing the format; the index holds "
+        "another model's vectors; no state plane",
+        (
+            "memhtml doctor --fix",
+            CONTRADICTION_FIX,
+            UNPARSEABLE_FIX,
+            "memhtml index rebuild --embed",
+            "memhtml state import",
+        ),
+        {"healthy": False},
+    ) == (str(caught.value), caught.value.suggestions, caught.value.detail)

@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.html import parse_memory
 from memhtml.app.apply_ops import ApplyOp, SessionDefaults, parse_apply_lines
-from memhtml.app.use_cases.apply import ApplyResult, ApplySummary, OpResult, apply_batch
+from memhtml.app.error_codes import error_code_for
+from memhtml.app.errors import BatchAborted
+from memhtml.app.use_cases.apply import (
+    ApplyResult,
+    ApplySummary,
+    OpResult,
+    apply_batch,
+    refuse_aborted,
+)
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.model import Link
 from memhtml.domain.write_requests import WriteRequest
@@ -118,6 +126,23 @@ def test_a_refused_op_aborts_the_atomic_batch(store: FakeStore) -> None:
         result.summary.skipped,
     )
     assert before == store.snapshot()
+
+
+def test_an_aborted_batch_is_refused_with_its_results_as_detail(store: FakeStore) -> None:
+    """refuse_aborted raises ERR_BATCH_ABORTED naming the refused op's index, op and code,
+    carrying the detail it was given; a batch that ran is let through."""
+    bad = {"op": "archive", "path": "areas/inbox/missing.html", "reason": "r"}
+    aborted = apply_batch(store.deps, _ops(EXAMPLE[0], bad))
+    landed = apply_batch(store.deps, _ops(EXAMPLE[0]))
+    refuse_aborted(landed, {"unused": True})
+    with pytest.raises(BatchAborted) as caught:
+        refuse_aborted(aborted, {"results": "as shaped"})
+    assert (
+        "the batch was aborted at op index 1 (archive): ERR_PATH_NOT_FOUND: "
+        "no memory at areas/inbox/missing.html; nothing was written",
+        {"results": "as shaped"},
+        "ERR_BATCH_ABORTED",
+    ) == (str(caught.value), caught.value.detail, error_code_for(caught.value).code)
 
 
 def test_continue_on_error_commits_the_rest(store: FakeStore) -> None:

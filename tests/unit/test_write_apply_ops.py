@@ -98,6 +98,10 @@ def test_null_reads_as_absent() -> None:
     ("line", "message"),
     [
         ("{not json", "line 2: not valid JSON"),
+        ("[" * 100_000, "line 2: JSON nests deeper than 32 levels"),
+        # The line's own object is a level: 32 arrays inside it nest 33 deep, 31 nest 32.
+        (_line(**WRITE, tag=json.loads("[" * 32 + "]" * 32)), "line 2: JSON nests deeper"),
+        (_line(**WRITE, tag=json.loads("[" * 31 + "]" * 31)), "line 2: tag must be a string"),
         ("[1, 2]", "line 2: each line must be a JSON object"),
         (_line(op="delete", path="a"), "line 2: op must be one of"),
         (_line(title="T"), "line 2: op must be one of"),

@@ -20,7 +20,7 @@ import attrs
 from memhtml.adapters.html.article import LANG_TOKEN
 from memhtml.adapters.html.parser import parse_memory
 from memhtml.domain import meta_names as m
-from memhtml.domain.datetimes import is_valid_datetime
+from memhtml.domain.datetimes import event_label, is_valid_datetime
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.model import (
     ACTIVE_STATUS,
@@ -181,8 +181,8 @@ def _article_lines(inputs: RenderInputs) -> list[str]:
             lines = [f"<p>{claim}</p>"]
         lines += paragraphs
     if inputs.event_at is not None:
-        day = inputs.event_at[:10]
-        lines.append(f'<p><time datetime="{escape(inputs.event_at)}">{day}</time></p>')
+        label = escape(event_label(inputs.event_at), quote=False)
+        lines.append(f'<p><time datetime="{escape(inputs.event_at)}">{label}</time></p>')
     return lines
 
 

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from memhtml.adapters.memory.tables import MemoryTables, VectorRecord
+from memhtml.domain import lexical_context
 from memhtml.domain.fulltext import TOKENIZERS
+from memhtml.domain.lexical_context import context_documents
 from memhtml.domain.projection import FileProjection
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.errors import StorageFailure
@@ -108,7 +110,20 @@ class MemoryIndexStore:
             for projection in projections:
                 self._t.project(projection)
 
-    def record_head(self, *, head_sha: str | None, dirty_paths: Iterable[str], now: str) -> None:
+    def refresh_context(self) -> None:
+        """See ``IndexStore.refresh_context``: the documents recomputed by the pure twin."""
+        t = self._t
+        with t.transaction("refresh context documents"):
+            t.context = context_documents(t.context_facts(), lexical_context.DEFAULT_CONTEXT_PARTS)
+
+    def record_head(
+        self,
+        *,
+        head_sha: str | None,
+        dirty_paths: Iterable[str],
+        duplicates: Mapping[str, str],
+        now: str,
+    ) -> None:
         """See ``IndexStore.record_head``."""
         t = self._t
         with t.transaction("record index watermark"):
@@ -119,6 +134,17 @@ class MemoryIndexStore:
                     updated_at=now,
                 )
             t.dirty_paths = frozenset(dirty_paths)
+            t.duplicates = dict(duplicates)
+
+    def skipped_duplicates(self) -> Mapping[str, str]:
+        """See ``IndexStore.skipped_duplicates``."""
+        return dict(self._t.duplicates)
+
+    def remember_duplicates(self, duplicates: Mapping[str, str]) -> None:
+        """See ``IndexStore.remember_duplicates``."""
+        t = self._t
+        with t.transaction("remember skipped duplicates"):
+            t.duplicates = {**t.duplicates, **duplicates}
 
     def stored_blobs(self, paths: Sequence[str]) -> Mapping[str, str]:
         """See ``IndexStore.stored_blobs``."""

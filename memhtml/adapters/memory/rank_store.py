@@ -53,14 +53,15 @@ class MemoryRankStore:
     def fused_ranks(self, query: FusionQuery) -> tuple[Fused, ...]:
         """See ``RankStore.fused_ranks``."""
         names = [arm.name for arm in query.arms]
-        if "fts" in names and query.lexical is None:
-            raise ValueError("the fts arm needs a lexical query")
+        if {"fts", "context"} & set(names) and query.lexical is None:
+            raise ValueError("the full-text arms need a lexical query")
         if "vector" in names and query.vector is None:
             raise ValueError("the vector arm needs a query vector")
         if "entity" in names and not query.entities:
             raise ValueError("the entity arm needs the query's entities")
         rankers: dict[str, Callable[[FusionQuery, list[str]], list[str]]] = {
             "fts": self._fts,
+            "context": self._context,
             "vector": self._vector,
             "recency": self._recency,
             "salience": self._salience,
@@ -114,6 +115,15 @@ class MemoryRankStore:
             return []
         phrases = query_phrases(lexical.terms, self._t.tokenizer)
         scores = self._t.fulltext().bm25(phrases, every=lexical.every)
+        inside = set(admitted)
+        return sorted((p for p in scores if p in inside), key=lambda p: (scores[p], p))
+
+    def _context(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        lexical = query.lexical
+        if lexical is None:  # pragma: no cover - checked in fused_ranks
+            return []
+        phrases = query_phrases(lexical.terms, self._t.tokenizer)
+        scores = self._t.context_fulltext().bm25(phrases, every=lexical.every)
         inside = set(admitted)
         return sorted((p for p in scores if p in inside), key=lambda p: (scores[p], p))
 

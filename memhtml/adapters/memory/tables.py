@@ -16,6 +16,7 @@ import attrs
 
 from memhtml.domain.entities import EntityTerm
 from memhtml.domain.fulltext import FullTextIndex, FullTextRow, fts_tokens
+from memhtml.domain.lexical_context import ContextFacts
 from memhtml.domain.model import Citation, EntityRef, Facet
 from memhtml.domain.projection import FileProjection, FileRow
 from memhtml.domain.reinforce import AccessRow
@@ -94,13 +95,16 @@ class MemoryTables:
     edges: dict[EdgeKey, EdgeRecord] = attrs.Factory(dict)
     index_state: IndexState | None = None
     dirty_paths: frozenset[str] = frozenset()
+    duplicates: dict[str, str] = attrs.Factory(dict)
     stash: dict[str, VectorRecord] = attrs.Factory(dict)
     access: dict[str, AccessRow] = attrs.Factory(dict)
     session_links: dict[LinkKey, SessionLink] = attrs.Factory(dict)
     trace_files: dict[str, TraceFileRecord] = attrs.Factory(dict)
     trace_prompts: dict[tuple[str, str], StoredPrompt] = attrs.Factory(dict)
     traces: dict[str, SessionRow] = attrs.Factory(dict)
+    context: dict[str, str] = attrs.Factory(dict)
     _fulltext: FullTextIndex | None = None
+    _context_fulltext: FullTextIndex | None = None
 
     @contextmanager
     def transaction(self, operation: str) -> Iterator[None]:
@@ -109,7 +113,7 @@ class MemoryTables:
         saved = {
             field.name: copy.copy(getattr(self, field.name))
             for field in attrs.fields(MemoryTables)
-            if field.name != "_fulltext"
+            if field.name not in ("_fulltext", "_context_fulltext")
         }
         try:
             yield
@@ -121,6 +125,7 @@ class MemoryTables:
             raise StorageFailure(operation) from error
         finally:
             self._fulltext = None
+            self._context_fulltext = None
 
     def _restore(self, saved: dict[str, object]) -> None:
         for name, value in saved.items():
@@ -134,6 +139,37 @@ class MemoryTables:
                 for path, row in self.files.items()
             )
         return self._fulltext
+
+    def context_fulltext(self) -> FullTextIndex:
+        """The full-text index over the contextual documents (``refresh_context`` fills them)."""
+        if self._context_fulltext is None:
+            self._context_fulltext = FullTextIndex(
+                FullTextRow(key=path, tokens=tuple(fts_tokens(text, self.tokenizer)))
+                for path, text in self.context.items()
+            )
+        return self._context_fulltext
+
+    def context_facts(self) -> list[ContextFacts]:
+        """What ``domain.lexical_context`` reads about every row."""
+        targets: dict[str, list[str]] = {}
+        for (source, _, target), edge in self.edges.items():
+            if not edge.derived:
+                targets.setdefault(source, []).append(target)
+        return [
+            ContextFacts(
+                path=path,
+                memory_type=row.memory_type,
+                session_id=row.session_id,
+                archived=row.archived,
+                order_at=row.event_at if row.event_at is not None else row.created_at,
+                title=row.title,
+                fts_text=row.fts_text,
+                tags=self.tags.get(path, ()),
+                entity_names=tuple(entity.name for entity in self.entities.get(path, ())),
+                link_targets=tuple(targets.get(path, ())),
+            )
+            for path, row in self.files.items()
+        ]
 
     def scope_facts(self, path: str) -> ScopeFacts:
         """What the scope predicate reads about ``path``'s row."""
@@ -233,7 +269,14 @@ class MemoryTables:
 
     def _children(self) -> tuple[dict[str, Any], ...]:
         """The per-path child tables, which follow their row (SQLite's cascades)."""
-        return (self.tags, self.entities, self.facets, self.citations, self.entity_terms)
+        return (
+            self.tags,
+            self.entities,
+            self.facets,
+            self.citations,
+            self.context,
+            self.entity_terms,
+        )
 
     def park(self, path: str) -> None:
         """Free the row's content hash for the rest of a transaction."""

@@ -6,12 +6,16 @@ Three states, not two: no row (never indexed: ``update`` rebuilds), a row with a
 The working-tree paths indexed past the commit are kept beside it in ``index_settings``
 (``DIRTY_PATHS_SETTING``, a JSON list). Git forgets a dirty edit the moment it is reverted,
 so without this list the index would keep serving the reverted text as long as HEAD stayed put.
+
+The files skipped because a smaller path holds their content are kept there too
+(``DUPLICATES_SETTING``, a JSON object: path to the content hash it repeats), so an update reads
+one again when the row holding its hash goes or changes, as a rebuild would index it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, Row, Write
@@ -21,6 +25,8 @@ from memhtml.ports.indexer import EMPTY_TREE_SHA, IndexState
 
 READ_OPERATION: Final = "read index state"
 DIRTY_PATHS_SETTING: Final = "dirty_paths"
+DUPLICATES_SETTING: Final = "skipped_duplicates"
+DUPLICATES_OPERATION: Final = "read skipped duplicates"
 _SELECT: Final = (
     f"SELECT head_sha, embed_model, embed_dim, rebuilt_at, updated_at, "
     f"(SELECT value FROM {SETTINGS_TABLE} WHERE name = '{DIRTY_PATHS_SETTING}') "
@@ -72,6 +78,28 @@ def _decode_dirty(value: object) -> frozenset[str]:
     return frozenset(paths)
 
 
+def read_duplicates(db: Database) -> dict[str, str]:
+    """The skipped duplicates remembered, path to content hash; empty when none ever were.
+
+    Raises:
+        StorageFailure: On a driver error, or a value this code does not write.
+    """
+    row = db.get(
+        f"SELECT value FROM {SETTINGS_TABLE} WHERE name = ?",
+        (DUPLICATES_SETTING,),
+        operation=DUPLICATES_OPERATION,
+    )
+    if row is None:
+        return {}
+    try:
+        value = json.loads(row[0]) if isinstance(row[0], str) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise StorageFailure(DUPLICATES_OPERATION)
+    return value
+
+
 def begin_rebuild_writes(*, embed_model: str, embed_dim: int, now: str) -> tuple[Write, ...]:
     """Clear the watermark (inserting the row if needed) and record the configured space.
 
@@ -91,9 +119,10 @@ def begin_rebuild_writes(*, embed_model: str, embed_dim: int, now: str) -> tuple
 
 
 def record_head_writes(
-    *, head_sha: str | None, dirty_paths: Iterable[str], now: str
+    *, head_sha: str | None, dirty_paths: Iterable[str], duplicates: Mapping[str, str], now: str
 ) -> tuple[Write, ...]:
-    """Move the watermark to ``head_sha`` (``None``: an unborn HEAD) with its dirty paths."""
+    """Move the watermark to ``head_sha`` (``None``: an unborn HEAD) with its dirty paths and
+    its skipped duplicates (replacing those remembered before)."""
     return (
         (
             f"UPDATE {INDEX_STATE_TABLE} SET head_sha = ?, updated_at = ? "
@@ -101,7 +130,26 @@ def record_head_writes(
             (EMPTY_TREE_SHA if head_sha is None else head_sha, now),
         ),
         dirty_paths_write(dirty_paths),
+        (
+            f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            (DUPLICATES_SETTING, _encode(duplicates)),
+        ),
     )
+
+
+def remember_duplicates_write(duplicates: Mapping[str, str]) -> Write:
+    """Add to the remembered duplicates in one statement (``json_patch`` merges the objects),
+    so two passes adding at once both land."""
+    return (
+        f"INSERT INTO {SETTINGS_TABLE} (name, value) VALUES (?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET value = json_patch(value, excluded.value)",
+        (DUPLICATES_SETTING, _encode(duplicates)),
+    )
+
+
+def _encode(duplicates: Mapping[str, str]) -> str:
+    return json.dumps(dict(duplicates), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def dirty_paths_write(paths: Iterable[str]) -> Write:

@@ -10,10 +10,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, Write
+from memhtml.adapters.sqlite.context_sql import HAS_DIRTY_SQL, refresh_context_writes
 from memhtml.adapters.sqlite.index_state import (
     begin_rebuild_writes,
+    read_duplicates,
     read_index_state,
     record_head_writes,
+    remember_duplicates_write,
 )
 from memhtml.adapters.sqlite.projection_sql import (
     DELETE_AUTHORED_EDGES_SQL,
@@ -128,12 +131,41 @@ class SqliteIndexStore:
         ]
         self._write([*(removal_writes(path) for path in removals), late])
 
-    def record_head(self, *, head_sha: str | None, dirty_paths: Iterable[str], now: str) -> None:
+    def refresh_context(self) -> None:
+        """See ``IndexStore.refresh_context``: nothing when no row changed since the last one;
+        else the documents the changes reach, rewritten where they differ, in one step."""
+        row = self._db.get(HAS_DIRTY_SQL, operation="check context documents")
+        if row is None or not row[0]:
+            return
+        upsert, clear = refresh_context_writes()
+        self._db.write_all(((upsert, ()), (clear, ())), operation="refresh context documents")
+
+    def record_head(
+        self,
+        *,
+        head_sha: str | None,
+        dirty_paths: Iterable[str],
+        duplicates: Mapping[str, str],
+        now: str,
+    ) -> None:
         """See ``IndexStore.record_head``."""
         self._db.write_all(
-            record_head_writes(head_sha=head_sha, dirty_paths=dirty_paths, now=now),
+            record_head_writes(
+                head_sha=head_sha, dirty_paths=dirty_paths, duplicates=duplicates, now=now
+            ),
             operation="record index watermark",
         )
+
+    def skipped_duplicates(self) -> Mapping[str, str]:
+        """See ``IndexStore.skipped_duplicates``."""
+        return read_duplicates(self._db)
+
+    def remember_duplicates(self, duplicates: Mapping[str, str]) -> None:
+        """See ``IndexStore.remember_duplicates``."""
+        if duplicates:
+            self._db.write_all(
+                [remember_duplicates_write(duplicates)], operation="remember skipped duplicates"
+            )
 
     def stored_blobs(self, paths: Sequence[str]) -> Mapping[str, str]:
         """See ``IndexStore.stored_blobs``."""

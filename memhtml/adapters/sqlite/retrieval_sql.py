@@ -115,6 +115,17 @@ def _fts_sql(holes: ArmHoles) -> str:
     )
 
 
+def _context_sql(holes: ArmHoles) -> str:
+    # The fts arm over the contextual documents (context_sql.py): same MATCH, same ordering.
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
+        "SELECT f.path AS path, bm25(context_fts) AS score FROM context_fts "
+        "JOIN file_context x ON x.rowid = context_fts.rowid JOIN files f ON f.path = x.path "
+        f"WHERE context_fts MATCH ?{PARAM_QUERY} {holes.scope('f')} "
+        f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
 def _vector_sql(holes: ArmHoles) -> str:
     # One row per file, its nearest chunk: a three-chunk file would otherwise take three ranks.
     # `+e.model` keeps the one-key model index out of the plan, so SQLite starts from the scope.
@@ -249,6 +260,7 @@ VIA_CTE: Final = "graph_via"
 
 ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "fts": _fts_sql,
+    "context": _context_sql,
     "vector": _vector_sql,
     "recency": _recency_sql,
     "salience": _salience_sql,
@@ -415,8 +427,8 @@ def run_fusion(
         StorageFailure: The statement fails.
     """
     names = [arm.name for arm in plan.arms]
-    if "fts" in names and not match:
-        raise ValueError("the fts arm needs a non-empty MATCH text")
+    if {"fts", "context"} & set(names) and not match:
+        raise ValueError("the full-text arms need a non-empty MATCH text")
     if "vector" in names and vector is None:
         raise ValueError("the vector arm needs a query vector")
     if "entity" in names and not entities:

@@ -55,6 +55,8 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
     "entity_terms",
+    "file_context",
+    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",
@@ -81,6 +83,8 @@ MAIN_SCHEMA: Final = "main"
 MIGRATION_LEDGER: Final = "schema_migrations"
 
 FTS_INDEX_NAME: Final = "files_fts"
+CONTEXT_INDEX_NAME: Final = "context_fts"
+"""The contextual documents' full-text index (migration 0004), built with the same tokenizer."""
 FTS_COLUMN: Final = "fts_text"
 INDEX_STATE_TABLE: Final = "index_state"
 INDEX_STATE_ID: Final = 1
@@ -142,7 +146,8 @@ def migration_placeholders(tokenizer: str) -> dict[str, str]:
 
 
 def retokenize_fts_script(tokenizer: str) -> str:
-    """A script that rebuilds ``files_fts`` with another tokenizer and records the choice.
+    """A script that rebuilds ``files_fts`` and ``context_fts`` with another tokenizer and
+    records the choice.
 
     Run it through ``Database.script`` so it is one transaction: the triggers on ``files`` keep
     naming ``files_fts`` across the drop, and nothing writes between the drop and the create.
@@ -158,6 +163,10 @@ def retokenize_fts_script(tokenizer: str) -> str:
         f"CREATE VIRTUAL TABLE {FTS_INDEX_NAME} USING fts5({FTS_COLUMN}, content='files', "
         f"content_rowid='rowid', tokenize='{argument}');\n"
         f"INSERT INTO {FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('rebuild');\n"
+        f"DROP TABLE {CONTEXT_INDEX_NAME};\n"
+        f"CREATE VIRTUAL TABLE {CONTEXT_INDEX_NAME} USING fts5(text, content='file_context', "
+        f"content_rowid='rowid', tokenize='{argument}');\n"
+        f"INSERT INTO {CONTEXT_INDEX_NAME}({CONTEXT_INDEX_NAME}) VALUES ('rebuild');\n"
         f"INSERT INTO {SETTINGS_TABLE}(name, value) VALUES ('{FTS_TOKENIZER_SETTING}', "
         f"'{tokenizer}') ON CONFLICT(name) DO UPDATE SET value = excluded.value;\n"
     )

@@ -1,8 +1,9 @@
 """The JSON envelope every invocation prints: success or failure, in a stable key order.
 
 Success ``{"apiVersion":"1","type":T,"data":{…}}``; failure
-``{"apiVersion":"1","error":prose,"code":"ERR_…","suggestions":[…]}``. Keys keep the order the
-command listed them in; text is UTF-8, never ``\\u``-escaped.
+``{"apiVersion":"1","error":prose,"code":"ERR_…","suggestions":[…]}``, plus ``"detail":{…}``
+when the command ran to its end and its result is the failure (an aborted batch, an unhealthy
+store). Keys keep the order the command listed them in; text is UTF-8, never ``\\u``-escaped.
 """
 
 from __future__ import annotations
@@ -33,12 +34,15 @@ class Failure:
         code: The stable ``ERR_*`` code.
         exit_status: 2 for usage errors, 1 for runtime failures.
         suggestions: Runnable commands or actions, possibly none.
+        detail: The result of a command that ran to its end and failed (``apply``'s op
+            results, ``doctor``'s report), shaped as its success ``data``; else ``None``.
     """
 
     message: str
     code: str
     exit_status: int
     suggestions: tuple[str, ...] = ()
+    detail: Mapping[str, object] | None = None
 
 
 def to_json_value(value: object) -> JsonValue:
@@ -80,13 +84,17 @@ def success_envelope(response_type: str, data: Mapping[str, object]) -> dict[str
 
 
 def failure_envelope(failure: Failure) -> dict[str, JsonValue]:
-    """The failure envelope, keys in contract order; ``suggestions`` is always an array."""
-    return {
+    """The failure envelope, keys in contract order; ``suggestions`` is always an array and
+    ``detail`` is present only when the failure carries one."""
+    envelope: dict[str, JsonValue] = {
         "apiVersion": API_VERSION,
         "error": failure.message,
         "code": failure.code,
         "suggestions": list(failure.suggestions),
     }
+    if failure.detail is not None:
+        envelope["detail"] = to_json_value(failure.detail)
+    return envelope
 
 
 def encode(envelope: Mapping[str, JsonValue], *, dense: bool) -> str:

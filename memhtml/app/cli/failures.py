@@ -16,6 +16,7 @@ from memhtml.app.cli.errors import ERR_UNKNOWN, error_code_for
 from memhtml.app.cli.global_options import GLOBAL_FLAGS, ScannedArgs
 from memhtml.app.cli.program import PROGRAM
 from memhtml.app.cli.suggest import suggest
+from memhtml.app.errors import ReportedFailure
 
 
 class UnknownCommand(click.exceptions.NoSuchCommand):
@@ -80,11 +81,13 @@ def describe_error(exc: BaseException) -> Failure:
     else:
         message = str(exc) or type(exc).__name__
         suggestions = _own_suggestions(exc)
+    detail = exc.detail if isinstance(exc, ReportedFailure) else None
     return Failure(
         message=message,
         code=entry.code,
         exit_status=entry.exit_status,
         suggestions=_unique((*suggestions, *entry.suggestions)),
+        detail=detail,
     )
 
 

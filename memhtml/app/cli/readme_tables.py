@@ -62,6 +62,10 @@ REMEDIES: Final[Mapping[str, str]] = {
     "`git fsck` in the store.",
     "ERR_DISCRIMINATION_FAILED": "The evaluation gate failed; the report names the first "
     "inverted probe.",
+    "ERR_BATCH_ABORTED": "Nothing was written: fix the op the message names (its own code "
+    "says how), then apply the batch again; `--continue-on-error` commits the ops that succeed.",
+    "ERR_STORE_UNHEALTHY": "Run the fixes the suggestions list, most often `memhtml doctor "
+    "--fix`; `detail` holds the whole report.",
     "ERR_EXTRA_MISSING": "Install the extra the message names, e.g. `pip install 'memhtml[mcp]'`.",
     "ERR_UNKNOWN": "A bug: the traceback is on stderr; please report it with the command line.",
 }

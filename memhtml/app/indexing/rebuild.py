@@ -37,13 +37,15 @@ class TreeSnapshot:
     head: str | None
     parsed: tuple[ParsedFile, ...]
     skipped: tuple[SkippedFile, ...]
+    duplicates: tuple[tuple[str, str], ...] = ()
+    """``(path, content hash)`` of the files skipped because a smaller path holds it."""
 
 
 def read_tree(context: IndexContext, progress: ProgressSink = NO_PROGRESS) -> TreeSnapshot:
     """List HEAD's memory files, read their blobs in one batch and parse them.
 
     An unborn HEAD is an empty tree. Files that fail to parse, and active non-task files whose
-    content another such file (earlier in path order) already holds, are skipped. ``progress``
+    content another such file with a smaller path holds, are skipped. ``progress``
     hears of the parsing phase.
     """
     head = context.git.head()
@@ -59,7 +61,12 @@ def read_tree(context: IndexContext, progress: ProgressSink = NO_PROGRESS) -> Tr
     kept, duplicates = split_duplicates(parsed)
     skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
     skipped.sort(key=lambda skip: skip.path)
-    return TreeSnapshot(head=head, parsed=tuple(kept), skipped=tuple(skipped))
+    return TreeSnapshot(
+        head=head,
+        parsed=tuple(kept),
+        skipped=tuple(skipped),
+        duplicates=tuple((f.path, f.doc.content_hash) for f in duplicates),
+    )
 
 
 def run_rebuild(
@@ -83,6 +90,7 @@ def run_rebuild(
     if snapshot.parsed:
         progress.finish()
     preserved = store.finish_rebuild(embed_model=context.model)
+    store.refresh_context()
     fault_point("rebuild.projected")
     outcome = EmbedOutcome()
     if embed and context.embedder is not None:
@@ -95,7 +103,12 @@ def run_rebuild(
             progress=progress,
         )
     fault_point("rebuild.embedded")
-    store.record_head(head_sha=snapshot.head, dirty_paths=(), now=context.now())
+    store.record_head(
+        head_sha=snapshot.head,
+        dirty_paths=(),
+        duplicates=dict(snapshot.duplicates),
+        now=context.now(),
+    )
     counts = store.row_counts()
     return RebuildReport(
         head_sha=snapshot.head,

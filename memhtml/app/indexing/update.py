@@ -1,23 +1,34 @@
 """An incremental update: carry out an ``UpdatePlan`` against the index (SCHEMA §3.7).
 
-Write phases: row moves, then removals; projections whose active content hash is free; then
-projections that had to wait for a hash another file of this pass gives up. The watermark moves
-after the last write, so a failed pass is replayed whole by the next one.
+Write phases: row moves, then removals; the rows of stored holders a smaller path of this pass
+displaces; projections whose active content hash is free; then the duplicates' rows removed and
+the projections that had to wait for a hash another row of this pass gives up. The watermark
+moves after the last write, with the skipped duplicates remembered beside it, so a failed pass
+is replayed whole by the next one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from memhtml.app.indexing.context import IndexContext
 from memhtml.app.indexing.parse_pool import SourceFile, parse_files
-from memhtml.domain.content_claims import ParsedFile, claim_hashes, hashes_to_check
+from memhtml.domain.content_claims import (
+    Claims,
+    ParsedFile,
+    claim_hashes,
+    duplicate_hashes,
+    duplicates_to_revisit,
+    hashes_to_check,
+    remembered_after,
+)
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.projection import FileProjection, project_file
 from memhtml.domain.update_plan import UpdatePlan, plan_update
 from memhtml.faults import fault_point
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import blob_sha
+from memhtml.ports.index_store import IndexStore
 from memhtml.ports.indexer import (
     SKIP_DUPLICATE_CONTENT,
     SKIP_UNREADABLE,
@@ -52,11 +63,19 @@ def run_update(
     committed = git.diff(watermark, head) if head != watermark else ()
     plan = plan_update(committed, working, state.dirty_paths)
     if head == watermark and plan.empty:
+        store.refresh_context()  # an index migrated since its last pass; else nothing to do
         return UpdateReport(head_sha=head, unchanged=True), ()
+    # Who holds each remembered duplicate's hash, asked before any row moves or goes.
+    remembered = store.skipped_duplicates()
+    held_before = store.active_hash_holders(sorted(set(remembered.values())))
     wrote = bool(plan.renames)
     store.move_rows(plan.renames, with_state=store.has_state)
     _batch_done(wrote)
     files, skipped, vanished = _changed_sources(context, head, plan)
+    touched = {*plan.removals, *vanished, *(s.path for s in skipped), *(f.path for f in files)}
+    revisit = duplicates_to_revisit(remembered, held_before, touched)
+    files += _head_sources(context, head, revisit)
+    files.sort(key=lambda file: file.path)
     outcomes = parse_files(files, context.parser, context.parse, progress, known=known)
     parsed = [outcome for outcome in outcomes if isinstance(outcome, ParsedFile)]
     skipped += [outcome for outcome in outcomes if isinstance(outcome, SkippedFile)]
@@ -65,30 +84,19 @@ def run_update(
     store.remove_rows(gone)
     _batch_done(bool(gone))
     now = context.now()
-    first = claim_hashes(parsed, store.active_hash_holders(hashes_to_check(parsed)))
-    projections = [_projection(file, now) for file in first.ready]
-    wrote |= bool(projections)
-    store.write_projections(projections)
-    _batch_done(bool(projections))
-    # By the time the late projections run, the duplicates' rows are gone and every waiting
-    # row is parked, so none of them holds a hash any more.
-    released = frozenset(file.path for file in (*first.waiting, *first.duplicates))
-    late = claim_hashes(
-        first.waiting,
-        store.active_hash_holders(hashes_to_check(first.waiting)),
-        released=released,
-    )
-    duplicates = [*first.duplicates, *late.duplicates]
-    late_projections = [_projection(file, now) for file in late.ready]
-    removals = [file.path for file in duplicates]
-    wrote |= bool(removals or late_projections)
-    if removals or late_projections:
-        store.replace_parked(removals, late_projections)
-        _batch_done(True)
+    claims = claim_hashes(parsed, store.active_hash_holders(hashes_to_check(parsed)))
+    projections = _write_claims(store, claims, now)
+    wrote |= bool(projections or claims.displaced or claims.duplicates)
     fault_point("update.projected")
-    if wrote or head != watermark or plan.dirty_after != state.dirty_paths:
-        store.record_head(head_sha=head, dirty_paths=plan.dirty_after, now=now)
-    skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
+    duplicates = duplicate_hashes(claims)
+    # Every planned path is decided by now: read again, removed, or unchanged with its row.
+    decided = {*plan.removals, *plan.from_head, *plan.from_work, *touched, *revisit}
+    after = remembered_after(remembered, held_before, decided, duplicates)
+    if wrote or head != watermark or plan.dirty_after != state.dirty_paths or after != remembered:
+        # Before the watermark moves: a pass that dies in between is replayed, refresh and all.
+        store.refresh_context()
+        store.record_head(head_sha=head, dirty_paths=plan.dirty_after, duplicates=after, now=now)
+    skipped += [SkippedFile(path=path, reasons=(SKIP_DUPLICATE_CONTENT,)) for path in duplicates]
     report = UpdateReport(
         head_sha=head,
         added=plan.added,
@@ -98,8 +106,29 @@ def run_update(
         dirty=plan.dirty,
         skipped=tuple(sorted(skipped, key=lambda skip: skip.path)),
     )
-    chunk_ids = tuple(c.chunk_id for p in (*projections, *late_projections) for c in p.chunks)
+    chunk_ids = tuple(c.chunk_id for p in projections for c in p.chunks)
     return report, chunk_ids
+
+
+def _write_claims(store: IndexStore, claims: Claims, now: str) -> list[FileProjection]:
+    """Carry the claims out in the order the active-hash uniqueness allows; return every
+    projection written."""
+    if claims.displaced:
+        # Remembered first: a pass that dies after the removal must not forget the file.
+        store.remember_duplicates(dict(claims.displaced))
+        store.remove_rows([path for path, _ in claims.displaced])
+        _batch_done(True)
+    ready = [_projection(file, now) for file in claims.ready]
+    store.write_projections(ready)
+    _batch_done(bool(ready))
+    # The duplicates' rows go and every waiting row is parked, in the order that frees each
+    # waiting file's hash before its projection lands.
+    removals = [file.path for file in claims.duplicates]
+    late = [_projection(file, now) for file in claims.waiting]
+    if removals or late:
+        store.replace_parked(removals, late)
+        _batch_done(True)
+    return [*ready, *late]
 
 
 def _batch_done(wrote: bool) -> None:
@@ -109,6 +138,20 @@ def _batch_done(wrote: bool) -> None:
 
 def _projection(file: ParsedFile, indexed_at: str) -> FileProjection:
     return project_file(path=file.path, blob_sha=file.blob_sha, doc=file.doc, indexed_at=indexed_at)
+
+
+def _head_sources(
+    context: IndexContext, head: str | None, paths: Sequence[str]
+) -> list[SourceFile]:
+    """The bytes at HEAD of remembered duplicates read again (no change touched them, so the
+    working tree holds the same); a path HEAD no longer lists is left out."""
+    if head is None or not paths:
+        return []
+    asked = set(paths)
+    listed = context.git.list_tree(head, paths)
+    wanted = {entry.path: entry.blob_sha for entry in listed if entry.path in asked}
+    blobs = context.git.read_blobs(sorted(set(wanted.values()))) if wanted else {}
+    return [SourceFile(path=p, blob_sha=sha, data=blobs[sha]) for p, sha in wanted.items()]
 
 
 def _changed_sources(

@@ -149,8 +149,10 @@ def write(store: Store, args: Args) -> shaping.Data:
 
 
 def apply(store: Store, args: Args) -> shaping.Data:
-    """``batch.applied``: the ops as JSONL lines, parsed by the CLI's own batch parser."""
+    """``batch.applied``: the ops as JSONL lines, parsed by the CLI's own batch parser; an
+    aborted atomic batch is the CLI's ``ERR_BATCH_ABORTED`` tool error, results in ``detail``."""
     from memhtml.app.apply_ops import SessionDefaults
+    from memhtml.app.use_cases.apply import refuse_aborted
 
     ops = cast("tuple[dict[str, object], ...]", args["ops"])
     defaults = SessionDefaults(
@@ -162,7 +164,9 @@ def apply(store: Store, args: Args) -> shaping.Data:
     result = store.apply(
         lines, continue_on_error=_flag(args, "continue_on_error"), defaults=defaults
     )
-    return shaping.apply_data(result)
+    data = shaping.apply_data(result)
+    refuse_aborted(result, data)
+    return data
 
 
 def correct(store: Store, args: Args) -> shaping.Data:

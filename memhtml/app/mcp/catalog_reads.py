@@ -67,8 +67,9 @@ SEARCH: Final = ToolSpec(
     description=(
         "Search the long-term memory (a store of short facts, one per memory) and get the "
         "best-ranked memories for a query: path, title, gist (the one-sentence claim), "
-        "snippet, type, confidence and the rank each retrieval arm gave it (full text, "
-        "vector similarity, recency, salience). Use it when you need a specific fact you or "
+        "snippet, type, confidence and the rank each retrieval arm gave it (full text, full "
+        "text with context, vector similarity, recency, salience). Use it when you need a "
+        "specific fact you or "
         "another agent may have stored before, e.g. a decision, a setting, an error's cause. "
         "Hits do not count as use; call read on a hit to see all of it. `degraded` is true "
         "when the vector arm could not run (lexical search only) and `degradedReason` says "

@@ -33,7 +33,8 @@ class Outcome:
     """What one tool call returns.
 
     Attributes:
-        structured: The CLI's ``data`` on success; ``{error, code, suggestions}`` on failure.
+        structured: The CLI's ``data`` on success; ``{error, code, suggestions}`` on failure,
+            plus ``detail`` when the CLI's failure envelope carries one.
         text: A rendering for a model or person reading the result as text.
         is_error: Whether the call failed.
     """
@@ -76,6 +77,8 @@ def failure(exc: BaseException, tool: str) -> Outcome:
         "code": described.code,
         "suggestions": list(described.suggestions),
     }
+    if described.detail is not None:
+        structured["detail"] = to_json_value(described.detail)
     lines = [f"{described.code}: {described.message}"]
     lines.extend(f"try: {suggestion}" for suggestion in described.suggestions)
     return Outcome(structured=structured, text="\n".join(lines) + "\n", is_error=True)

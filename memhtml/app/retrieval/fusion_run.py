@@ -90,7 +90,7 @@ class FusionPlanner:
             available.add(ArmNeed.STATE)
         arms = active_arms(available, selection=options.arms)
         lexical = None
-        if any(arm.name == "fts" for arm in arms):
+        if any(arm.needs & {ArmNeed.QUERY_TERMS} for arm in arms):
             lexical = LexicalQuery(terms=terms)
             every = LexicalQuery(terms=terms, every=True)
             # The all-terms form when some in-scope memory holds every term: under the

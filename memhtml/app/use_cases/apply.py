@@ -1,6 +1,7 @@
 """``apply``, phase 2: run checked ops in order on one staged tree; one commit, one index pass.
 
-Atomic by default: the first refused op aborts the batch (nothing written, ``aborted: true``).
+Atomic by default: the first refused op aborts the batch (nothing written, ``aborted: true``;
+the edges then report ``ERR_BATCH_ABORTED`` through :func:`refuse_aborted`).
 With ``continue_on_error`` a refused op is reported and the others still commit. Either way the
 results come back in input order, one per op.
 """
@@ -8,7 +9,7 @@ results come back in input order, one per op.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import attrs
@@ -22,7 +23,7 @@ from memhtml.app.apply_ops import (
     SessionDefaults,
     WriteOp,
 )
-from memhtml.app.errors import DirtyTree
+from memhtml.app.errors import BatchAborted, DirtyTree
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.archive import checked_reason, stage_archive
 from memhtml.app.use_cases.collaborators import WriteDeps
@@ -243,4 +244,28 @@ def apply_batch(
         commit_sha=landed.commit_sha,
         aborted=aborted,
         indexed=landed.indexed,
+    )
+
+
+def refuse_aborted(result: ApplyResult, detail: Mapping[str, object]) -> None:
+    """Raise when an atomic batch aborted, so every edge reports it as a failure.
+
+    ``aborted: true`` used to come back as a success (exit 0), and a script that checked only
+    the exit status took a batch that wrote nothing for one that landed. ``detail`` is the
+    edge's shaping of ``result`` (``batch.applied`` data), carried whole by the error.
+
+    Raises:
+        BatchAborted: ``result.aborted``; the message names the refused op and its code.
+    """
+    if not result.aborted:
+        return
+    refused = next(r for r in result.results if not r.ok and not r.skipped)
+    raise BatchAborted(
+        f"the batch was aborted at op index {refused.index} ({refused.op}): {refused.code}: "
+        f"{refused.error}; nothing was written",
+        detail=detail,
+        suggestions=(
+            f"fix or drop op index {refused.index}, then run the batch again",
+            "memhtml apply --continue-on-error (commits the ops that succeed)",
+        ),
     )

@@ -75,6 +75,7 @@ def memories(draw: st.DrawFn) -> tuple[Memory, ...]:
                 ),
                 updated_at=draw(st.sampled_from(STAMPS)),
                 event_at=draw(st.one_of(st.none(), st.sampled_from(STAMPS))),
+                session_id=draw(st.sampled_from((None, "chat-1", "chat-2"))),
             )
         )
     return tuple(found)

@@ -60,6 +60,7 @@ class Memory:
     links: tuple[tuple[str, str], ...] = ()
     updated_at: str = "2026-09-02T00:00:00Z"
     event_at: str | None = None
+    session_id: str | None = None
 
     def data(self) -> bytes:
         """The file's bytes, as the writer renders them."""
@@ -76,6 +77,7 @@ class Memory:
             links=tuple(Link(rel, target) for rel, target in self.links),
             event_at=self.event_at,
             task_status="todo" if self.memory_type == "task" else None,
+            session_id=self.session_id,
         )
         return render_memory(inputs).encode("utf-8")
 
@@ -92,7 +94,9 @@ class Memory:
 
 
 def write(storage: Storage, memories: Sequence[Memory]) -> tuple[FileProjection, ...]:
-    """Project ``memories`` into ``storage``; return their projections."""
+    """Project ``memories`` into ``storage`` and refresh the contextual documents, as an
+    indexing pass does; return their projections."""
     projections = tuple(memory.projection() for memory in memories)
     storage.index.write_projections(projections)
+    storage.index.refresh_context()
     return projections

@@ -67,9 +67,9 @@ def test_the_watermark_records_head_and_dirty_paths(storage: Storage) -> None:
     """A rebuild clears the head; recording moves it; an unborn HEAD reads as the empty tree."""
     storage.index.begin_rebuild(embed_model=MODEL, embed_dim=DIM, now=NOW)
     begun = storage.index.index_state()
-    storage.index.record_head(head_sha="c" * 40, dirty_paths=[B, A], now=NOW)
+    storage.index.record_head(head_sha="c" * 40, dirty_paths=[B, A], duplicates={}, now=NOW)
     moved = storage.index.index_state()
-    storage.index.record_head(head_sha=None, dirty_paths=(), now=NOW)
+    storage.index.record_head(head_sha=None, dirty_paths=(), duplicates={}, now=NOW)
     unborn = storage.index.index_state()
     assert begun is not None
     assert moved is not None
@@ -77,6 +77,37 @@ def test_the_watermark_records_head_and_dirty_paths(storage: Storage) -> None:
     assert (None, MODEL, DIM) == (begun.head_sha, begun.embed_model, begun.embed_dim)
     assert ("c" * 40, frozenset({A, B})) == (moved.head_sha, moved.dirty_paths)
     assert (EMPTY_TREE_SHA, frozenset()) == (unborn.head_sha, unborn.dirty_paths)
+
+
+def test_skipped_duplicates_are_remembered_added_to_and_replaced(storage: Storage) -> None:
+    """Nothing before the first record; additions merge without moving the watermark; the
+    next record replaces the whole set."""
+    first, second = "sha256:" + "1" * 64, "sha256:" + "2" * 64
+    storage.index.begin_rebuild(embed_model=MODEL, embed_dim=DIM, now=NOW)
+    initially = dict(storage.index.skipped_duplicates())
+    storage.index.record_head(head_sha="c" * 40, dirty_paths=(), duplicates={B: first}, now=NOW)
+    recorded = dict(storage.index.skipped_duplicates())
+    storage.index.remember_duplicates({C: second, B: second})
+    merged = dict(storage.index.skipped_duplicates())
+    state = storage.index.index_state()
+    storage.index.record_head(head_sha="d" * 40, dirty_paths=(), duplicates={A: first}, now=NOW)
+    replaced = dict(storage.index.skipped_duplicates())
+    assert state is not None
+    assert ({}, {B: first}, {B: second, C: second}, "c" * 40, {A: first}) == (
+        initially,
+        recorded,
+        merged,
+        state.head_sha,
+        replaced,
+    )
+
+
+def test_remembering_before_any_record_keeps_what_it_adds(storage: Storage) -> None:
+    """A displaced row is remembered even when no duplicate was recorded before."""
+    content_hash = "sha256:" + "3" * 64
+    storage.index.remember_duplicates({A: content_hash})
+    storage.index.remember_duplicates({})
+    assert {A: content_hash} == dict(storage.index.skipped_duplicates())
 
 
 def test_a_rebuild_keeps_the_vectors_whose_chunks_come_back(storage: Storage) -> None:

@@ -37,7 +37,16 @@ from tests.contract.storage.harness import BACKENDS, Memory, open_backend
 CLOCK = FixedClock(dt.datetime(2026, 9, 20, tzinfo=dt.UTC))
 options = st.builds(
     RankingOptions,
-    arms=st.sampled_from((None, ("fts", "vector"), ("fts", "recency"), ("vector", "salience"))),
+    arms=st.sampled_from(
+        (
+            None,
+            ("fts", "vector"),
+            ("fts", "recency"),
+            ("vector", "salience"),
+            ("context", "vector"),
+            ("fts", "context"),
+        )
+    ),
     gate_priors=st.booleans(),
     fts_stopwords=st.booleans(),
     evidence_first=st.booleans(),

@@ -57,7 +57,7 @@ def fusion_query(
     """A plan as the pipeline would make it for ``query``."""
     terms = fts_terms(query, drop_stopwords=True)
     if not terms:
-        arms = tuple(a for a in arms if a.name != "fts")
+        arms = tuple(a for a in arms if a.name not in ("fts", "context"))
     return FusionQuery(
         arms=arms,
         scope=scope,

@@ -61,9 +61,12 @@ def register(group: click.Group) -> None:
 def doctor(fix: bool) -> CommandResult:
     """Check the store: file format, links, inbox depth, index freshness and vector coverage.
 
-    Exits 0 even when the store is unhealthy; read ``healthy`` and the lists. With ``--fix``
-    the repairs run first and ``repaired`` says what they changed.
+    A healthy store exits 0 with the report. Anything to act on fails with
+    ERR_STORE_UNHEALTHY (exit 1): the message lists it, the suggestions fix it, and the
+    report is the failure's detail. With ``--fix`` the repairs run first and ``repaired``
+    says what they changed.
     """
+    from memhtml.app.use_cases.doctor_verdict import refuse_unhealthy
 
     # The plain doctor compares spaces and counts vectors; it never embeds, so it never loads
     # a model. A Bedrock embedder is still built (it touches neither boto3 nor AWS until it
@@ -74,7 +77,9 @@ def doctor(fix: bool) -> CommandResult:
     # commit, a damaged database): it reports it under `recovery`. Both look thoroughly.
     with open_here(embedder=fix or _bedrock_configured(), heal=fix, thorough=True) as store:
         report = store.doctor(fix=fix)
-    return "doctor.report", doctor_data(report, fix=fix)
+    data = doctor_data(report, fix=fix)
+    refuse_unhealthy(report, data)
+    return "doctor.report", data
 
 
 def doctor_data(report: object, *, fix: bool) -> shaping.Data:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import click
 
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.fusion import RRF_K
+from memhtml.domain.fusion import RANK_ARMS, RRF_K
 from memhtml.domain.mmr import MMR_LAMBDA
 
 if TYPE_CHECKING:
@@ -53,8 +53,11 @@ def ranking_options(command: F) -> F:
     decorators = [
         click.option(
             "--arms",
-            help="Comma-separated arms to run: fts,vector,recency,salience,entity,graph "
-            "(default: the first four; entity and graph run only when named).",
+            help="Comma-separated arms to run: "
+            + ",".join(arm.name for arm in RANK_ARMS)
+            + " (default: every arm but "
+            + ", ".join(arm.name for arm in RANK_ARMS if not arm.default)
+            + ", which run only when named).",
         ),
         click.option(
             "--gate-priors/--no-gate-priors",

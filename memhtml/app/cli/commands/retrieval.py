@@ -19,6 +19,7 @@ from memhtml.app.cli.commands.scope_flags import (
 )
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.query_bounds import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from memhtml.domain.scope import SearchScope
@@ -77,7 +78,11 @@ def search_scope(
 
 
 @click.command("search")
-@click.argument("query", help='What to look for; a balanced "…" span is a phrase.')
+@click.argument(
+    "query",
+    help=f'What to look for (at most {MAX_QUERY_CHARS:,} characters); a balanced "…" span '
+    "is a phrase.",
+)
 @scope_options(as_of=True)
 @click.option(
     "--limit",
@@ -124,7 +129,9 @@ def search(
 
 
 @click.command("recall")
-@click.argument("query", help="What the agent is about to work on.")
+@click.argument(
+    "query", help=f"What the agent is about to work on (at most {MAX_QUERY_CHARS:,} characters)."
+)
 @scope_options(as_of=True)
 @click.option(
     "--budget",

@@ -275,9 +275,14 @@ def apply(
     prompt_id: str | None,
     turn_uuid: str | None,
 ) -> CommandResult:
-    """Run a JSONL batch of write, link and archive ops as one commit (atomic by default)."""
+    """Run a JSONL batch of write, link and archive ops as one commit (atomic by default).
+
+    An atomic batch that stops at a refused op writes nothing and fails with
+    ERR_BATCH_ABORTED (exit 1); the per-op results are the failure's detail.
+    """
     from memhtml.app.apply_ops import SessionDefaults, parse_apply_lines
     from memhtml.app.cli.progress import command_progress
+    from memhtml.app.use_cases.apply import refuse_aborted
 
     defaults = SessionDefaults(session_id=session_id, prompt_id=prompt_id, turn_uuid=turn_uuid)
     # Root checked before stdin is read: a wrong --repo must not swallow a piped batch first.
@@ -291,4 +296,6 @@ def apply(
             progress=progress,
             embed=FAST_WRITES_EMBED,
         )
-    return "batch.applied", shaping.apply_data(result)
+    data = shaping.apply_data(result)
+    refuse_aborted(result, data)
+    return "batch.applied", data

@@ -64,6 +64,12 @@ def session_path(sample_id: str, session: int) -> str:
     return f"{STORE_AREA}/{slugify(sample_id)}/s{session:02d}.html"
 
 
+def session_id(sample_id: str, session: int) -> str:
+    """The ``memhtml-session`` of a session's turns: what an agent records for the turns of
+    one conversation, so the contextual documents can pair each turn with the one before."""
+    return f"{slugify(sample_id)}-s{session:02d}"
+
+
 def turn_request(sample_id: str, session: Session, turn: Turn) -> WriteRequest:
     """One turn as an episodic memory.
 
@@ -84,6 +90,7 @@ def turn_request(sample_id: str, session: Session, turn: Turn) -> WriteRequest:
             tags=(TAG,),
             entities=(f"person:{slugify(turn.speaker)}",),
             event_at=utc_stamp(event_at),
+            session_id=session_id(sample_id, session.number),
         )
     )
 

@@ -48,8 +48,8 @@ logger = logging.getLogger(__name__)
 
 class LocomoConversionFailed(LocomoDataInvalid):
     """The batch built from a conversation did not land as one file per op: an op was refused,
-    or one deduped onto another (two turns of one day with the same words), so a turn would
-    have no file of its own to be found by. The data decides this, hence a data error."""
+    or one deduped onto another (two turns with the same words at the same second), so a turn
+    would have no file of its own to be found by. The data decides this, hence a data error."""
 
 
 @attrs.frozen(kw_only=True)

@@ -9,7 +9,7 @@
 -- 4. The watermark is cleared, so the next update rebuilds the index from git (keeping its
 --    vectors): rows projected before this file have no vocabulary and no pin.
 
-CREATE TABLE edges_0004 (
+CREATE TABLE edges_0005 (
     src_path TEXT NOT NULL,
     rel TEXT NOT NULL,
     dst_path TEXT NOT NULL,
@@ -33,10 +33,10 @@ CREATE TABLE edges_0004 (
     CHECK (edge_class <> 'provenance' OR rel IN ('from_session')),
     CHECK (edge_class <> 'task' OR rel IN ('blocks', 'subtask_of'))
 );
-INSERT INTO edges_0004 SELECT src_path, rel, dst_path, edge_class, derived, strength, provenance,
+INSERT INTO edges_0005 SELECT src_path, rel, dst_path, edge_class, derived, strength, provenance,
     sleep_run, src_hash, dst_hash, created_at FROM edges;
 DROP TABLE edges;
-ALTER TABLE edges_0004 RENAME TO edges;
+ALTER TABLE edges_0005 RENAME TO edges;
 CREATE INDEX edges_src ON edges(src_path, edge_class);
 CREATE INDEX edges_dst ON edges(dst_path, edge_class);
 CREATE INDEX edges_rel ON edges(rel, edge_class);

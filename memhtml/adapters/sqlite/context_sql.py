@@ -1,0 +1,102 @@
+"""The contextual lexical documents in SQL: the twin of ``domain.lexical_context``.
+
+``file_context`` holds one document per indexed memory and the path of the neighbour it
+quotes; ``context_fts`` indexes it (external content, kept in step by triggers, like
+``files_fts`` over ``files``). Triggers on ``files`` record every path whose row changed in
+``context_dirty`` (migration 0004), in the same transaction as the change. A refresh redoes
+the documents those changes can reach — the changed memories, every memory of their
+sessions, memories that quoted one of them as neighbour, memories linking to one of them —
+writes those that differ, and empties ``context_dirty``, all in one transaction. The contract
+suite pins the result to :func:`memhtml.domain.lexical_context.context_documents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Final
+
+from memhtml.adapters.sqlite.scope_sql import text_literal
+from memhtml.domain import lexical_context
+from memhtml.domain.lexical_context import (
+    CONTEXT_PARTS,
+    NEIGHBOUR_TYPE,
+    PART_SEPARATOR,
+    WORD_SEPARATOR,
+)
+
+CONTEXT_TABLE: Final = "file_context"
+DIRTY_TABLE: Final = "context_dirty"
+HAS_DIRTY_SQL: Final = f"SELECT EXISTS (SELECT 1 FROM {DIRTY_TABLE})"
+CLEAR_DIRTY_SQL: Final = f"DELETE FROM {DIRTY_TABLE}"
+
+_PIECES: Final = {
+    "meta": (
+        "(SELECT group_concat(t.tag, {word} ORDER BY t.tag) FROM file_tags t "
+        "WHERE t.path = f.path)",
+        "(SELECT group_concat(n.name, {word} ORDER BY n.name) FROM (SELECT DISTINCT "
+        "e.entity_name AS name FROM file_entities e WHERE e.path = f.path) n)",
+    ),
+    "links": (
+        "(SELECT group_concat(d.title, {part} ORDER BY d.path) FROM files d WHERE d.path IN "
+        "(SELECT x.dst_path FROM edges x WHERE x.src_path = f.path AND x.derived = 0) "
+        "AND d.path <> f.path AND d.title <> '')",
+    ),
+    "prev": ("f.prev_text",),
+}
+
+# What a change can reach: the changed paths, their sessions' members, the memories that
+# quoted one of them as neighbour, and the memories whose authored links point at one.
+_TOUCHED: Final = (
+    f"seeds(path) AS (SELECT path FROM {DIRTY_TABLE}), "
+    "touched(path) AS ("
+    "SELECT path FROM seeds "
+    f"UNION SELECT c.path FROM {CONTEXT_TABLE} c WHERE c.prev_path IN (SELECT path FROM seeds) "
+    "UNION SELECT e.src_path FROM edges e "
+    "WHERE e.dst_path IN (SELECT path FROM seeds) AND e.derived = 0 "
+    "UNION SELECT m.path FROM files m WHERE m.session_id IN (SELECT s.session_id FROM files s "
+    "WHERE s.path IN (SELECT path FROM seeds) AND s.session_id IS NOT NULL)), "
+    # Every member of a touched memory's session, so the neighbour window sees whole sessions.
+    "pool AS (SELECT * FROM files WHERE path IN (SELECT path FROM touched) "
+    "OR session_id IN (SELECT t.session_id FROM files t "
+    "WHERE t.path IN (SELECT path FROM touched) AND t.session_id IS NOT NULL))"
+)
+
+
+def refresh_context_writes(parts: Collection[str] | None = None) -> tuple[str, str]:
+    """The two statements of one refresh: write the reachable documents that changed, then
+    forget the dirty paths. ``parts`` defaults to ``DEFAULT_CONTEXT_PARTS``, read at call time.
+
+    Raises:
+        ValueError: ``parts`` names a part that does not exist (a caller bug).
+    """
+    parts = lexical_context.DEFAULT_CONTEXT_PARTS if parts is None else parts
+    unknown = set(parts) - set(CONTEXT_PARTS)
+    if unknown:
+        raise ValueError(f"unknown context parts: {sorted(unknown)}")
+    word, part = text_literal(WORD_SEPARATOR), text_literal(PART_SEPARATOR)
+    pieces = ["f.fts_text"]
+    for name in CONTEXT_PARTS:
+        if name in parts:
+            pieces += [piece.format(word=word, part=part) for piece in _PIECES[name]]
+    document = ", ".join(f"nullif({piece}, '')" for piece in pieces)
+    # The previous episodic memory of the same session and archived flag: LAG over that
+    # partition, ordered as the twin orders (event time, else creation time, then path).
+    episodic = text_literal(NEIGHBOUR_TYPE)
+    window = (
+        f"OVER (PARTITION BY memory_type = {episodic}, session_id IS NULL, session_id, "
+        "archived ORDER BY coalesce(event_at, created_at), path)"
+    )
+    neighbour = f"CASE WHEN memory_type = {episodic} AND session_id IS NOT NULL THEN lag"
+    prev_path = f"{neighbour}(path) {window} END" if "prev" in parts else "NULL"
+    upsert = (
+        f"WITH {_TOUCHED} "
+        f"INSERT INTO {CONTEXT_TABLE}(path, text, prev_path) "
+        f"SELECT f.path, coalesce(concat_ws({part}, {document}), ''), f.prev_path FROM ("
+        f"SELECT path, title, fts_text, {neighbour}(fts_text) {window} END AS prev_text, "
+        f"{prev_path} AS prev_path FROM pool) f "
+        "WHERE f.path IN (SELECT path FROM touched) "
+        "ON CONFLICT(path) DO UPDATE SET text = excluded.text, prev_path = excluded.prev_path "
+        f"WHERE {CONTEXT_TABLE}.text IS NOT excluded.text "
+        f"OR {CONTEXT_TABLE}.prev_path IS NOT excluded.prev_path"
+    )
+    return upsert, CLEAR_DIRTY_SQL

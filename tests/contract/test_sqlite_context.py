@@ -1,0 +1,131 @@
+"""The contextual documents in SQL (context_sql.py, migration 0004) against their pure twin
+(domain.lexical_context): after any sequence of writes, moves and removals, refreshed at any
+moments, the stored documents are the twin's documents of the rows the index holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import cast
+
+import attrs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.index_store import SqliteIndexStore
+from memhtml.domain.lexical_context import ContextFacts, context_documents
+from memhtml.domain.projection import FileProjection
+from tests.contract.storage.harness import Memory
+
+PATHS = tuple(f"areas/inbox/m{j}.html" for j in range(5))
+STAMPS = ("2026-09-01T00:00:00Z", "2026-09-01T00:00:01Z", "2026-09-02T00:00:00Z")
+
+write_op = st.tuples(
+    st.just("write"),
+    st.integers(0, len(PATHS) - 1),
+    st.sampled_from(("episodic", "semantic")),
+    st.sampled_from((None, "chat-1", "chat-2")),
+    st.sampled_from((None, *STAMPS)),
+    st.sampled_from(("Lake trip", "Cabin plan")),
+    st.lists(st.sampled_from(PATHS), max_size=2, unique=True),
+    st.lists(st.sampled_from(("ops", "trips")), max_size=2, unique=True),
+)
+remove_op = st.tuples(st.just("remove"), st.integers(0, len(PATHS) - 1))
+move_op = st.tuples(st.just("move"), st.integers(0, len(PATHS) - 1), st.integers(0, 4))
+refresh_op = st.tuples(st.just("refresh"))
+histories = st.lists(st.one_of(write_op, remove_op, move_op, refresh_op), max_size=14)
+
+
+def facts_of(projections: Iterable[FileProjection]) -> list[ContextFacts]:
+    """What the twin reads, from the projections the index holds."""
+    return [
+        ContextFacts(
+            path=p.path,
+            memory_type=p.row.memory_type,
+            session_id=p.row.session_id,
+            archived=p.row.archived,
+            order_at=p.row.event_at if p.row.event_at is not None else p.row.created_at,
+            title=p.row.title,
+            fts_text=p.row.fts_text,
+            tags=p.tags,
+            entity_names=tuple(entity.name for entity in p.entities),
+            link_targets=tuple(edge.target for edge in p.edges),
+        )
+        for p in projections
+    ]
+
+
+def stored(db: Database) -> dict[str, str]:
+    """Every stored context document, by path."""
+    return {str(path): str(text) for path, text in db.all("SELECT path, text FROM file_context")}
+
+
+def apply(store: SqliteIndexStore, held: dict[str, Memory], op: tuple[object, ...], k: int) -> None:
+    """Carry ``op`` out on the store and on ``held`` (path → the memory its row holds)."""
+    if op[0] == "write":
+        _, i, kind, session, at, title, links, tags = op
+        path = PATHS[cast("int", i)]
+        memory = Memory(
+            path=path,
+            claim=f"Step {k} by the lake.",
+            title=str(title),
+            memory_type=str(kind),
+            session_id=session,  # type: ignore[arg-type]
+            event_at=at,  # type: ignore[arg-type]
+            links=tuple(("supports", target) for target in links if target != path),  # type: ignore[attr-defined]
+            tags=tuple(tags),  # type: ignore[arg-type]
+        )
+        store.write_projections([memory.projection()])
+        held[path] = memory
+    elif op[0] == "remove":
+        path = PATHS[cast("int", op[1])]
+        store.remove_rows([path])
+        held.pop(path, None)
+    elif op[0] == "move":
+        source, target = PATHS[cast("int", op[1])], PATHS[cast("int", op[2])]
+        if source == target:
+            return
+        store.move_rows([(source, target)], with_state=False)
+        if source in held:
+            held[target] = attrs.evolve(held.pop(source), path=target)
+
+
+def expected(held: dict[str, Memory]) -> dict[str, str]:
+    """The twin's documents for what the index holds."""
+    return context_documents(facts_of(memory.projection() for memory in held.values()))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=histories)
+def test_refreshed_documents_equal_the_twin_after_any_history(
+    history: list[tuple[object, ...]],
+) -> None:
+    """Each refresh redoes exactly what the changes since the last one reach."""
+    db = Database.open(":memory:", state_path=None, fts_tokenizer="unicode61")
+    store = SqliteIndexStore(db)
+    held: dict[str, Memory] = {}
+    for k, op in enumerate(history):
+        if op[0] == "refresh":
+            store.refresh_context()
+            assert expected(held) == stored(db)
+        else:
+            apply(store, held, op, k)
+    store.refresh_context()
+    assert expected(held) == stored(db)
+    db.close()
+
+
+def test_a_refresh_with_nothing_changed_writes_nothing() -> None:
+    """No changed row since the last refresh: not one statement writes."""
+    db = Database.open(":memory:", state_path=None, fts_tokenizer="unicode61")
+    store = SqliteIndexStore(db)
+    first = Memory(path=PATHS[0], claim="One.", memory_type="episodic", session_id="s")
+    second = Memory(path=PATHS[1], claim="Two.", memory_type="episodic", session_id="s")
+    store.write_projections([first.projection(), second.projection()])
+    store.refresh_context()
+    before = db.get("SELECT total_changes()")
+    store.refresh_context()
+    assert before == db.get("SELECT total_changes()")
+    one, two = first.projection().row.fts_text, second.projection().row.fts_text
+    assert {PATHS[0]: one, PATHS[1]: f"{two}\n{one}"} == stored(db)
+    db.close()
