@@ -57,8 +57,9 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
         "0002_chunk_owner.sql",
         "0003_trace_files.sql",
         "0004_lexical_context.sql",
+        "0005_arms.sql",
     )
-    assert (4, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    assert (5, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")
@@ -84,6 +85,7 @@ def test_open_without_state_attaches_nothing(open_db: Opener) -> None:
             "0002_chunk_owner.sql",
             "0003_trace_files.sql",
             "0004_lexical_context.sql",
+            "0005_arms.sql",
         ),
     ) == (
         db.has_state,

@@ -15,7 +15,6 @@ from tests.fakes.read_plane import FakeProbe
 from tests.fakes.write_plane import FAKE_SPACE, FakeStore, fake_store
 
 UNPARSEABLE_FIX = "fix or remove the files listed under detail.unparseable, then commit"
-CONTRADICTION_FIX = "memhtml correct the memory that is wrong (see detail.contradictions)"
 NOTE = WriteRequest(
     title="Ledger lock holds for 40 minutes",
     memory_type="semantic",
@@ -140,7 +139,6 @@ def test_each_unhealthy_condition_is_a_concern_with_its_fix() -> None:
     report = doctor_with(_ports(store, probe, configured_model="other@1", has_state=False))
     assert [
         ("2 dangling links", "memhtml doctor --fix"),
-        ("1 contradicts link between active memories", CONTRADICTION_FIX),
         ("1 orphan access row", "memhtml doctor --fix"),
         ("1 memory file failing the format", UNPARSEABLE_FIX),
         ("the index holds another model's vectors", "memhtml index rebuild --embed"),
@@ -149,12 +147,10 @@ def test_each_unhealthy_condition_is_a_concern_with_its_fix() -> None:
     with pytest.raises(StoreUnhealthy) as caught:
         refuse_unhealthy(report, {"healthy": False})
     assert (
-        "the store needs attention: 2 dangling links; 1 contradicts link between active "
-        "memories; 1 orphan access row; 1 memory file failing the format; the index holds "
-        "another model's vectors; no state plane",
+        "the store needs attention: 2 dangling links; 1 orphan access row; 1 memory file "
+        "failing the format; the index holds another model's vectors; no state plane",
         (
             "memhtml doctor --fix",
-            CONTRADICTION_FIX,
             UNPARSEABLE_FIX,
             "memhtml index rebuild --embed",
             "memhtml state import",

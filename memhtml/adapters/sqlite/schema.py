@@ -56,7 +56,6 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 MEMORY_TABLES: Final[tuple[str, ...]] = (
     "entity_terms",
     "file_context",
-    "context_dirty",
     "file_citations",
     "file_facets",
     "file_entities",
@@ -65,6 +64,8 @@ MEMORY_TABLES: Final[tuple[str, ...]] = (
     "chunks",
     "edges",
     "files",
+    # Last: deleting rows of files records their paths here (migration 0004).
+    "context_dirty",
 )
 # The trace plane: never emptied by a rebuild, never named in retrieval SQL.
 # trace_files (migration 0003) holds each transcript file's extract.

@@ -63,7 +63,7 @@ class DoctorReport:
         healthy: No check below found anything to act on.
         dangling: Authored links whose target is gone, with an archived copy to rewrite to.
         contradictions: ``contradicts`` edges between two active memories (resolve one with
-            ``memhtml correct``).
+            ``memhtml correct``); a finding to act on, not counted against ``healthy``.
         orphan_access_rows: State rows for paths the index does not hold.
         inbox_depth, inbox_crowded: Ordinary inbox memories, and whether there are over 20.
         inbox_task_depth, inbox_tasks_crowded: Inbox tasks, and whether there are over 10.
@@ -137,7 +137,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
             f"vector coverage is low: {coverage_reason(coverage.embeddings, coverage.chunks)}"
         )
     healthy = (
-        not (dangling or contradictions or orphans or unparseable or low)
+        not (dangling or orphans or unparseable or low)
         and index_fresh
         and matches
         and ports.has_state

@@ -38,14 +38,6 @@ def concerns(report: DoctorReport) -> tuple[Concern, ...]:
     found: list[Concern] = []
     if report.dangling:
         found.append(Concern(what=_count(len(report.dangling), "dangling link"), fix=DOCTOR_FIX))
-    if report.contradictions:
-        pairs = _count(len(report.contradictions), "contradicts link")
-        found.append(
-            Concern(
-                what=f"{pairs} between active memories",
-                fix="memhtml correct the memory that is wrong (see detail.contradictions)",
-            )
-        )
     if report.orphan_access_rows:
         rows = _count(len(report.orphan_access_rows), "orphan access row")
         found.append(Concern(what=rows, fix=DOCTOR_FIX))
