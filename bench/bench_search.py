@@ -8,6 +8,8 @@ the table reports the median of the per-run p50 and p95 with the spread across r
 
 A second table splits an all-arms search at each size into its parts, to show where the time
 goes: the fused statement, the vector arm alone, the lexical fold alone, and polarity + MMR.
+Each memory also names two entities (mid-frequency words, so queries name some) and links to
+one older memory, so the opt-in entity and graph arms (issue 15) have work to do.
 
 Run: ``.venv/bin/python -m bench.bench_search [--sizes 1000,10000,50000] [--queries 20]``.
 """
@@ -24,6 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
+import attrs
 import sqlite_vec
 
 from bench.machine import machine_line, percentile_ms
@@ -98,6 +101,7 @@ def memory_writes(index: int, words: Sequence[str], rng: random.Random) -> list[
         author="agent",
         indexed_at=STAMP,
         task_status="todo" if kind == "task" else None,
+        pinned=0,
     )
     chunk_id = f"{index:064x}"
     writes: list[Write] = [
@@ -111,6 +115,18 @@ def memory_writes(index: int, words: Sequence[str], rng: random.Random) -> list[
             (chunk_id, MODEL, DIM, pack_f32(EMBEDDER.embed_query(text)), STAMP),
         ),
     ]
+    # Two entities named by mid-frequency words (what the entity arm matches a query against).
+    for word in dict.fromkeys(rng.choices(words[100:1100], k=2)):
+        writes += [
+            (
+                "INSERT INTO file_entities (path, entity_type, entity_name) VALUES (?, ?, ?)",
+                (path, "topic", word),
+            ),
+            (
+                "INSERT INTO entity_terms (path, surface, entity_key) VALUES (?, ?, ?)",
+                (path, word, f"topic:{word}"),
+            ),
+        ]
     if rng.random() < 0.2:
         writes.append(
             (
@@ -126,6 +142,7 @@ INSERT_FILE: Final = (
     f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) VALUES ({', '.join('?' for _ in FILE_COLUMNS)})"
 )
 ZIPF: Final = [1.0 / (rank + 1) for rank in range(VOCABULARY)]
+LINK_RELS: Final = ("fixes", "caused_by", "supports", "relates_to", "part_of")
 
 
 def build(directory: Path, size: int, words: Sequence[str]) -> Database:
@@ -133,8 +150,23 @@ def build(directory: Path, size: int, words: Sequence[str]) -> Database:
     db = Database.open(directory / "index.db", state_path=directory / "state.db")
     rng = random.Random(size)
     pending: list[Write] = []
+    paths: list[str] = []
     for index in range(size):
-        pending.extend(memory_writes(index, words, rng))
+        writes = memory_writes(index, words, rng)
+        paths.append(str(writes[0][1][0]))
+        pending.extend(writes)
+        if len(pending) >= WRITE_BATCH_SIZE:
+            db.write_all(pending)
+            pending = []
+    # One authored link per memory to an older one, so the graph arm has edges to follow.
+    for index in range(1, size):
+        pending.append(
+            (
+                "INSERT OR IGNORE INTO edges (src_path, rel, dst_path, edge_class, created_at) "
+                "VALUES (?, ?, ?, 'memory', ?)",
+                (paths[index], rng.choice(LINK_RELS), paths[rng.randrange(index)], STAMP),
+            )
+        )
         if len(pending) >= WRITE_BATCH_SIZE:
             db.write_all(pending)
             pending = []
@@ -197,7 +229,13 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     def fused(arms: tuple[ArmSpec, ...]) -> Callable[[str], object]:
         plan = FusionPlan(arms=arms, embed_model=MODEL, now=STAMP)
         return lambda t: run_fusion(
-            db, plan, scope, match=" OR ".join(t.split()), vector=vectors[t], limit=30
+            db,
+            plan,
+            scope,
+            match=" OR ".join(t.split()),
+            vector=vectors[t],
+            limit=30,
+            entities=[f"topic:{word}" for word in t.split()],
         )
 
     candidates = [
@@ -206,6 +244,7 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     ]
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*ARM_NAMES)),
+        "fused statement, six arms (+ entity, graph)": fused(arms_named(*SIX_ARMS)),
         "vector arm alone": fused(arms_named("vector")),
         "fts + recency + salience fold": fused(arms_named("fts", "recency", "salience")),
         "polarity + MMR over 30 candidates (384 dims)": lambda t: mmr_select(
@@ -215,8 +254,10 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     return [(name, summary(runs(action, texts, repeats), 50)) for name, action in parts.items()]
 
 
-ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS)
+ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS if arm.default)
+SIX_ARMS: Final = tuple(arm.name for arm in RANK_ARMS)
 GATED: Final = RankingOptions(gate_priors=True)
+SIX: Final = RankingOptions(arms=SIX_ARMS)
 
 
 def sqlite_retrieval(
@@ -273,6 +314,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "lexical, priors gated": (lexical, GATED),
                 "all arms": (hybrid, RankingOptions()),
                 "all arms, priors gated": (hybrid, GATED),
+                "six arms (+ entity, graph)": (hybrid, SIX),
+                "six arms + authority": (hybrid, attrs.evolve(SIX, authority=True)),
             }
             for mode, (retrieval, options) in modes.items():
                 operations = {

@@ -111,6 +111,7 @@ def file_row(index: int) -> tuple[SqlValue, ...]:
         author="agent",
         indexed_at=NOW,
         task_status="todo" if index % 10 == 3 else None,
+        pinned=0,
     )
     return tuple(values[c] for c in FILE_COLUMNS)
 

@@ -39,7 +39,16 @@ _STRING_FIELDS: Final = (
     "turn_uuid",
 )
 _WRITE_FIELDS: Final = frozenset(
-    {*_STRING_FIELDS, "body", "strict_path", "tag", "entity", "importance", "confidence"}
+    {
+        *_STRING_FIELDS,
+        "body",
+        "strict_path",
+        "tag",
+        "entity",
+        "importance",
+        "confidence",
+        "pinned",
+    }
 )
 MAX_LINE_DEPTH: Final = 32
 """The deepest nesting of arrays and objects an op line may have (docs/cli-contract.md §3.2).
@@ -176,6 +185,7 @@ def _write_request(fields: Mapping[str, object], session: SessionDefaults) -> Wr
             session_id=_optional(fields, "session_id", _string) or session.session_id,
             prompt_id=_optional(fields, "prompt_id", _string) or session.prompt_id,
             turn_uuid=_optional(fields, "turn_uuid", _string) or session.turn_uuid,
+            pinned=_optional(fields, "pinned", _boolean) or False,
         )
     )
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.link import LinkResult
     from memhtml.app.use_cases.listing import ListRequest, ListResult
     from memhtml.app.use_cases.memory_source import MemorySource
+    from memhtml.app.use_cases.neighbors import NeighborsResult
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
@@ -93,6 +94,7 @@ class Store:
             clock=s.clock,
             parse=s.parse,
             embed=s.embeds,
+            links=s.storage.links,
             vector_floor=s.settings.embed.vector_coverage_floor,
         )
 
@@ -134,8 +136,10 @@ class Store:
         session_id: str | None = None,
         prompt_id: str | None = None,
         turn_uuid: str | None = None,
+        known_at: str | None = None,
     ) -> ReadResult:
-        """Read one memory and bump its salience (cooldown applies)."""
+        """Read one memory and bump its salience (cooldown applies); with ``known_at`` (a
+        normalised UTC stamp), read it as the store knew it then, from git, bumping nothing."""
         from memhtml.app.use_cases.read import read_with
 
         return read_with(
@@ -144,6 +148,7 @@ class Store:
             session_id=session_id,
             prompt_id=prompt_id,
             turn_uuid=turn_uuid,
+            known_at=known_at,
         )
 
     def source(self, path: str, *, commit: str | None = None) -> MemorySource:
@@ -151,6 +156,21 @@ class Store:
         from memhtml.app.use_cases.memory_source import memory_source
 
         return memory_source(self.services.git, path, commit=commit)
+
+    def neighbors(
+        self, path: str, *, depth: int = 1, relations: Sequence[str] | None = None
+    ) -> NeighborsResult:
+        """The links around one memory, out to ``depth`` hops; ``relations`` narrows them."""
+        from memhtml.app.use_cases.neighbors import NeighborPorts, neighbors_with
+
+        s = self.services
+        ports = NeighborPorts(
+            links=s.storage.links,
+            candidates=s.storage.candidates,
+            indexer=s.indexer,
+            embed=s.embeds,
+        )
+        return neighbors_with(ports, path, depth=depth, relations=relations)
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""

@@ -19,6 +19,7 @@ from typing import Final
 import attrs
 
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.graph import GraphVia
 
 RRF_K: Final = 20
 """The RRF damping constant: rank 1 earns 1/21, rank 40 earns 1/60.
@@ -59,6 +60,7 @@ class ArmNeed(StrEnum):
     QUERY_TERMS = "query_terms"
     QUERY_VECTOR = "query_vector"
     STATE = "state"
+    QUERY_ENTITIES = "query_entities"
 
 
 @attrs.frozen(kw_only=True)
@@ -71,12 +73,18 @@ class ArmSpec:
         kind: ``QUERY`` when the arm reads the query, ``PRIOR`` when it is query-blind; the
             prior gate (``gate_priors``) keys on this.
         needs: The inputs without which the arm is dropped from the fold.
+        seeded: The arm ranks from the other query arms' best candidates (the graph arm), so
+            it fires only when one of them fires too.
+        default: The arm fires without ``--arms``; an opt-in arm (``False``) fires only when
+            the caller selects it, until an evaluation puts it in the default set.
     """
 
     name: str
     weight: float
     kind: ArmKind
     needs: frozenset[ArmNeed]
+    seeded: bool = False
+    default: bool = True
 
 
 RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
@@ -85,8 +93,35 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
     ArmSpec(name="vector", weight=0.5, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_VECTOR})),
     ArmSpec(name="recency", weight=0.5, kind=ArmKind.PRIOR, needs=frozenset()),
     ArmSpec(name="salience", weight=0.4, kind=ArmKind.PRIOR, needs=frozenset({ArmNeed.STATE})),
+    ArmSpec(
+        name="entity",
+        weight=1.0,
+        kind=ArmKind.QUERY,
+        needs=frozenset({ArmNeed.QUERY_ENTITIES}),
+        default=False,
+    ),
+    ArmSpec(
+        name="graph",
+        weight=0.5,
+        kind=ArmKind.QUERY,
+        needs=frozenset(),
+        seeded=True,
+        default=False,
+    ),
 )
-"""The registry, in fold order. Fusion sums contributions in this order (see :func:`fuse`)."""
+"""The registry, in fold order. Fusion sums contributions in this order (see :func:`fuse`).
+
+``entity`` and ``graph`` (issue 15) are opt-in (``--arms``): the default set changes only on an
+evaluation (issue 13), and none has put them in it yet."""
+
+
+def selected_arm_names(
+    selection: Collection[str] | None, arms: Sequence[ArmSpec] = RANK_ARMS
+) -> frozenset[str]:
+    """The arm names a query may fire: the caller's ``--arms``, else the default set."""
+    if selection is not None:
+        return frozenset(selection)
+    return frozenset(arm.name for arm in arms if arm.default)
 
 
 @attrs.frozen(kw_only=True)
@@ -98,11 +133,13 @@ class Fused:
         score: The fused sum, comparable only within one result.
         ranks: ``(arm name, rank)`` for every arm that ranked the path, in registry order; an arm
             that did not rank it is absent (the CLI's ``ranks`` field).
+        via: For a path the graph arm ranked, the link it was reached by; else ``None``.
     """
 
     path: str
     score: float
     ranks: tuple[tuple[str, int], ...]
+    via: GraphVia | None = None
 
 
 def arm_named(name: str, arms: Sequence[ArmSpec] = RANK_ARMS) -> ArmSpec:
@@ -126,12 +163,13 @@ def active_arms(
 ) -> tuple[ArmSpec, ...]:
     """The arms that will actually fire, in registry order.
 
-    An arm fires when every input it needs is available and, if the caller selected arms
-    (``--arms``), it is among them. A missing input narrows the result; it never fails it.
+    An arm fires when every input it needs is available and it is among the caller's selection
+    (``--arms``) or, without one, among the default arms; a seeded arm (graph) fires only beside
+    another query arm. A missing input narrows the result; it never fails it.
 
     Args:
         available: The inputs this query has (query terms, a query vector, a state plane).
-        selection: Arm names the caller asked for, or ``None`` for all of them.
+        selection: Arm names the caller asked for, or ``None`` for the default ones.
         arms: The registry to filter.
 
     Returns:
@@ -145,9 +183,10 @@ def active_arms(
         for name in selection:
             arm_named(name, arms)
     have = frozenset(available)
-    return tuple(
-        arm for arm in arms if arm.needs <= have and (selection is None or arm.name in selection)
-    )
+    wanted = selected_arm_names(selection, arms)
+    firing = [arm for arm in arms if arm.needs <= have and arm.name in wanted]
+    seeds = any(arm.kind is ArmKind.QUERY and not arm.seeded for arm in firing)
+    return tuple(arm for arm in firing if seeds or not arm.seeded)
 
 
 def fuse(
@@ -159,6 +198,7 @@ def fuse(
     limit: int | None = None,
     arms: Sequence[ArmSpec] = RANK_ARMS,
     evidence_first: bool = False,
+    vias: Mapping[str, GraphVia] | None = None,
     prior_bound: float | None = None,
 ) -> tuple[Fused, ...]:
     """Fuse per-arm rankings into one ordered list (the twin of the fused SQL statement).
@@ -188,6 +228,8 @@ def fuse(
         evidence_first: Order every candidate some query arm ranked before every candidate
             only a prior ranked, whatever their scores (query evidence first); the priors then
             order within each group.
+        vias: The seeded (graph) arm's step for each path it ranked
+            (``domain/graph.graph_ranking``); attached to those paths only.
         prior_bound: Make the priors a bounded tie-breaker instead of addends: the score is the
             query arms' sum times ``1 + prior_bound × p / p_max``, where ``p`` is the priors'
             sum and ``p_max`` what every fired prior's rank 1 would give. A candidate no query
@@ -251,7 +293,16 @@ def fuse(
     ordered = sorted(scores, key=lambda path: (without_evidence(path), -scores[path], path))
     if limit is not None:
         ordered = ordered[:limit]
-    return tuple(Fused(path=p, score=scores[p], ranks=tuple(ranks[p])) for p in ordered)
+    stepped = {path for arm in fired if arm.seeded for path in rankings[arm.name]}
+    return tuple(
+        Fused(
+            path=p,
+            score=scores[p],
+            ranks=tuple(ranks[p]),
+            via=vias.get(p) if vias and p in stepped else None,
+        )
+        for p in ordered
+    )
 
 
 def prior_ceiling(arms: Sequence[ArmSpec], overrides: Mapping[str, float], k: float) -> float:

@@ -30,6 +30,7 @@ SUPERSEDED_BY: Final = "memhtml-superseded-by"
 NEEDS_REVISION: Final = "memhtml-needs-revision"
 TASK_STATUS: Final = "memhtml-task-status"
 DUE: Final = "memhtml-due"
+PINNED: Final = "memhtml-pinned"
 ENTITY: Final = "memhtml-entity"
 TAG: Final = "memhtml-tag"
 ALIAS: Final = "memhtml-alias"
@@ -55,6 +56,7 @@ SCALAR_METAS: Final[tuple[str, ...]] = (
     NEEDS_REVISION,
     TASK_STATUS,
     DUE,
+    PINNED,
 )
 REPEATABLE_METAS: Final[tuple[str, ...]] = (ENTITY, TAG, ALIAS)
 META_ORDER: Final[tuple[str, ...]] = SCALAR_METAS + REPEATABLE_METAS

@@ -158,6 +158,8 @@ class MemoryDoc:
         superseded_by: ``/path.html`` of the replacement, as written.
         needs_revision: ``true``/``1``/``yes`` in any case.
         task_status: ``todo``/``doing``/``blocked``/``done`` on tasks, else None.
+        pinned: ``memhtml-pinned``, read like ``needs_revision``; the authority step favours a
+            pinned memory in a close contest.
         entities: Meta entities, then ``concept:`` terms, then ``lang:`` values, deduplicated.
         tags, aliases: Trimmed, blanks and repeats dropped, in document order.
         links: Authored ``(rel, target)`` edges, repeats dropped; self-links still included
@@ -195,6 +197,7 @@ class MemoryDoc:
     needs_revision: bool = False
     task_status: str | None = None
     due_at: str | None = None
+    pinned: bool = False
     entities: tuple[EntityRef, ...] = ()
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
@@ -241,6 +244,7 @@ class RenderInputs:
         event_at: Appended as ``<p><time datetime>`` and read back as ``event_at``.
         valid_from, valid_until, due_at: Optional datetime metas.
         task_status: For tasks; None writes ``todo``.
+        pinned: Writes ``memhtml-pinned`` as ``true``.
     """
 
     title: str
@@ -265,6 +269,7 @@ class RenderInputs:
     valid_until: str | None = None
     task_status: str | None = None
     due_at: str | None = None
+    pinned: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -12,6 +12,7 @@ from typing import Final, TypeVar
 import attrs
 
 from memhtml.domain.chunking import Chunk, chunk_text
+from memhtml.domain.entities import EntityTerm, entity_terms
 from memhtml.domain.frame_key import frame_key
 from memhtml.domain.model import Citation, EntityRef, Facet, MemoryDoc
 from memhtml.domain.paths import is_archived_path, origin_path, para_of, workspace_of
@@ -64,6 +65,7 @@ class FileRow:
     task_status: str | None
     due_at: str | None
     frame_key: str | None = None
+    pinned: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -90,6 +92,7 @@ class FileProjection:
         chunks: The body's chunks; their ids key the vectors.
         edges: The authored edges, created at ``row.indexed_at`` with ``src_hash`` the
             file's content hash.
+        entity_terms: The file's rows of the entity vocabulary (``domain/entities.py``).
     """
 
     row: FileRow
@@ -99,6 +102,7 @@ class FileProjection:
     citations: tuple[Citation, ...]
     chunks: tuple[Chunk, ...]
     edges: tuple[AuthoredEdge, ...]
+    entity_terms: tuple[EntityTerm, ...] = ()
 
     @property
     def path(self) -> str:
@@ -133,6 +137,7 @@ def project_file(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -
         citations=tuple(_first_by_key(doc.citations, lambda citation: citation.text)),
         chunks=chunk_text(doc.content_hash, doc.body_text),
         edges=tuple(edges),
+        entity_terms=entity_terms(doc.entities, doc.tags, doc.aliases),
     )
 
 
@@ -181,4 +186,5 @@ def _file_row(*, path: str, blob_sha: str, doc: MemoryDoc, indexed_at: str) -> F
         task_status=doc.task_status if doc.memory_type == TASK_TYPE else None,
         due_at=doc.due_at,
         frame_key=frame_key(doc.gist),
+        pinned=doc.pinned,
     )

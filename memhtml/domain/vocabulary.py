@@ -42,6 +42,7 @@ MEMORY_RELS: Final[tuple[str, ...]] = (
     "example_of",
     "supports",
     "laterally_related",
+    "fixes",
 )
 TASK_RELS: Final[tuple[str, ...]] = ("blocks", "subtask_of")
 PERSON_RELS: Final[tuple[str, ...]] = ("about_person", "authored_by")

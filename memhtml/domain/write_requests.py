@@ -42,6 +42,7 @@ class WriteRequest:
         importance, confidence: Optional metas; ``None`` leaves the reader's default.
         event_at, valid_from: Caller instants (FORMAT.md §5), normalised by :func:`checked`.
         session_id, prompt_id, turn_uuid: Metas and commit trailers.
+        pinned: Write ``memhtml-pinned`` (the authority step's pin).
     """
 
     title: str
@@ -61,6 +62,7 @@ class WriteRequest:
     session_id: str | None = None
     prompt_id: str | None = None
     turn_uuid: str | None = None
+    pinned: bool = False
 
 
 def checked(request: WriteRequest) -> WriteRequest:
@@ -174,4 +176,5 @@ def render_inputs(
         turn_uuid=request.turn_uuid,
         event_at=request.event_at,
         valid_from=valid_from if valid_from is not None else request.valid_from,
+        pinned=request.pinned,
     )

@@ -20,6 +20,9 @@ class CandidateRow:
             opens with the claim is the one whose polarity the step reads.
         superseded_by: For an archived memory, the memory whose ``supersedes`` link names it
             (at its archived path or its origin path; the smallest source wins); else ``None``.
+        importance: ``files.importance``.
+        pinned: ``files.pinned`` (the ``memhtml-pinned`` meta).
+        tags: The memory's tags, sorted.
     """
 
     title: str
@@ -30,6 +33,9 @@ class CandidateRow:
     disclosure_text: str
     vector_blob: bytes | None
     superseded_by: str | None
+    importance: int = 5
+    pinned: bool = False
+    tags: tuple[str, ...] = ()
 
 
 class CandidateStore(Protocol):

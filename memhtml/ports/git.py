@@ -176,6 +176,20 @@ class GitPort(Protocol):
         """
         ...
 
+    def commit_at(self, epoch_seconds: int) -> str | None:
+        """The newest commit on HEAD's first-parent line whose commit time is at or before
+        ``epoch_seconds`` (what the store knew then, ``read --known-at``); ``None`` when HEAD is
+        unborn or every commit is younger. Works on a bare repository.
+
+        The line is walked from HEAD back along first parents and the first commit not after
+        the instant wins, so a clock that ran backwards between two commits cannot make an
+        older tree answer for a later instant.
+
+        Raises:
+            GitFailure: The repository cannot be read.
+        """
+        ...
+
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """The bytes of each blob, by sha, read in one batch. Works on a bare repository.
 

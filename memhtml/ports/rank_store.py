@@ -8,6 +8,7 @@ same ``fuse``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -53,6 +54,8 @@ class FusionQuery:
         evidence_first: Order every candidate a query arm ranked before prior-only ones.
         vector_max_distance: The vector arm keeps only files whose nearest chunk lies within
             this cosine distance; ``None`` keeps its whole top list.
+        entities: The query's entity keys (``domain/entities.entity_key``), sorted; required
+            non-empty when ``entity`` fires.
         prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``); ``None`` adds
             them like any arm.
     """
@@ -70,6 +73,7 @@ class FusionQuery:
     gate_priors: bool = False
     evidence_first: bool = False
     vector_max_distance: float | None = None
+    entities: tuple[str, ...] = ()
     prior_bound: float | None = None
 
 
@@ -91,6 +95,15 @@ class RankStore(Protocol):
 
     def holds_every_term(self, lexical: LexicalQuery, scope: SearchScope) -> bool:
         """Whether some memory inside ``scope`` matches ``lexical`` (asked with every term).
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...
+
+    def entity_keys_named(self, surfaces: Sequence[str]) -> Mapping[str, frozenset[str]]:
+        """For each listed surface the vocabulary holds (``domain/entities.surface_of``), the
+        entity keys it names, over every indexed memory; unknown surfaces are absent.
 
         Raises:
             StorageFailure: The index cannot be read.

@@ -15,6 +15,7 @@ import attrs
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, PRIOR_BOUND, RANK_ARMS, RRF_K, arm_named
+from memhtml.domain.graph import GraphVia
 from memhtml.domain.mmr import MMR_LAMBDA, MMR_RELEVANCE_DEFAULT
 from memhtml.domain.query_bounds import checked_query
 from memhtml.domain.reinforce import ReinforceResult, Signal
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_SEARCH_LIMIT",
     "ArchivedLookup",
     "ArchivedMatch",
+    "GraphVia",
     "RankingOptions",
     "RecallRequest",
     "RecallResult",
@@ -121,6 +123,8 @@ class RankingOptions:
         mmr_relevance: ``rank`` (``1 − i/n``) or ``fused`` (the fused score over the best).
         mmr_text: Compare candidates without a vector by their words (``--mmr-text``), so they
             are penalised for redundancy like the others.
+        authority: Move each fused score by the memory's bounded authority (kind, importance,
+            confidence, pin, tags; ``--authority``) before polarity and MMR.
         prior_bound: Recency and salience as a bounded tie-breaker (``--prior-bound``): the
             query arms' score times at most ``1 + prior_bound``; ``None`` adds them as arms.
     """
@@ -135,6 +139,7 @@ class RankingOptions:
     mmr_lambda: float = attrs.field(default=MMR_LAMBDA, converter=_mmr_lambda)
     mmr_relevance: str = attrs.field(default=MMR_RELEVANCE_DEFAULT, converter=_mmr_relevance)
     mmr_text: bool = False
+    authority: bool = False
     prior_bound: float | None = attrs.field(default=PRIOR_BOUND, converter=_prior_bound)
 
     def weight_map(self) -> dict[str, float]:
@@ -187,6 +192,10 @@ class SearchHit:
             search's entity scope.
         superseded_by: The memory that superseded it (an archived hit only), else None.
         ranks: ``(arm, rank)`` for every arm that ranked it before fusion, in registry order.
+        via: When the graph arm ranked it, the link it was reached by (seed, relation,
+            direction); else None.
+        authority: The share authority moved its fused score by (``+0.05``), or None when it
+            did not move it.
     """
 
     path: str
@@ -200,6 +209,8 @@ class SearchHit:
     entities: tuple[str, ...]
     superseded_by: str | None
     ranks: tuple[tuple[str, int], ...]
+    via: GraphVia | None = None
+    authority: float | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -22,6 +22,7 @@ from memhtml.ports.git_writer import RecoveryFinding
 from memhtml.ports.health import HealthProbe, OrphanPruner
 from memhtml.ports.index_census import IndexCensus
 from memhtml.ports.index_store import IndexStore
+from memhtml.ports.link_graph import LinkGraph
 from memhtml.ports.lister import Lister
 from memhtml.ports.rank_store import RankStore
 from memhtml.ports.rebuild_claim import RebuildClaim
@@ -44,6 +45,7 @@ class Storage:
             one repair), and the state sidecar.
         rebuild_claim: Tells a rebuild that died from one running in another process.
         traces: The trace plane (scanned agent transcripts).
+        links: The stored edges around memories (``neighbors``, ``read``'s inbound links).
         has_state: Whether the state plane (access rows) is present.
         close: Releases whatever the backend holds open; the bundle is unusable afterwards.
     """
@@ -65,6 +67,7 @@ class Storage:
     traces: TraceStore
     has_state: bool
     close: Callable[[], None]
+    links: LinkGraph
 
 
 @attrs.frozen(kw_only=True)

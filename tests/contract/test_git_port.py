@@ -6,6 +6,7 @@ Repositories are built through the writer port, never the ``git`` binary.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -584,3 +585,72 @@ def test_a_leading_slash_refuses(path: str) -> None:
 def test_blob_sha_is_gits(data: bytes) -> None:
     """The port's blob sha is the one git (here dulwich) gives the same bytes."""
     assert Blob.from_string(data).id.decode() == blob_sha(data)
+
+
+# --- commit_at (read --known-at) ----------------------------------------------------------
+
+EPOCH_2026 = 1_767_225_600  # 2026-01-01T00:00:00Z
+
+
+class SteppingClock:
+    """Hands out the listed instants (seconds since the epoch) in order, one per commit."""
+
+    def __init__(self, seconds: list[int]) -> None:
+        self._left = list(seconds)
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self._left.pop(0), dt.UTC)
+
+
+def timed_repository(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: list[int]
+) -> tuple[GitPort, GitWriter]:
+    """An initialized, empty repository whose commits are stamped with ``seconds`` in turn."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    clock = SteppingClock(seconds)
+    if kind == "fake":
+        fake = FakeGit(clock=clock)
+        return fake, fake
+    root = tmp_path / "repo"
+    writer = DulwichGitWriter(root, clock=clock, env={})
+    writer.init()
+    return DulwichGit(root), writer
+
+
+@pytest.mark.parametrize("kind", IMPLEMENTATIONS)
+def test_commit_at_answers_with_the_last_commit_not_after_the_instant(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three commits an hour apart: an instant between two names the older, an instant on a
+    commit names that commit, and one before the first names none."""
+    git, writer = timed_repository(
+        kind, tmp_path, monkeypatch, [EPOCH_2026, EPOCH_2026 + 3600, EPOCH_2026 + 7200]
+    )
+    shas = []
+    for n in range(3):
+        change = writes({"areas/inbox/a.html": f"<p>v{n}</p>\n".encode()})
+        shas.append(writer.commit(change, f"v{n}", expected_head=git.head()))
+    asked = [EPOCH_2026 - 1, EPOCH_2026, EPOCH_2026 + 3599, EPOCH_2026 + 3600, EPOCH_2026 + 10**6]
+    assert [None, shas[0], shas[0], shas[1], shas[2]] == [git.commit_at(t) for t in asked]
+
+
+@pytest.mark.parametrize("kind", IMPLEMENTATIONS)
+def test_commit_at_stops_at_the_first_commit_not_after_the_instant(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clock that ran backwards: walking back from HEAD, the first commit not after the
+    instant wins, so an older commit stamped later never answers."""
+    git, writer = timed_repository(kind, tmp_path, monkeypatch, [EPOCH_2026 + 100, EPOCH_2026])
+    first = writer.commit(writes({"a.html": b"1"}), "one", expected_head=None)
+    second = writer.commit(writes({"a.html": b"2"}), "two", expected_head=first)
+    assert (second, None) == (git.commit_at(EPOCH_2026 + 100), git.commit_at(EPOCH_2026 - 1))
+
+
+@pytest.mark.parametrize("kind", IMPLEMENTATIONS)
+def test_commit_at_on_an_unborn_head_is_none(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No commit yet: nothing was known at any instant."""
+    git, _ = timed_repository(kind, tmp_path, monkeypatch, [])
+    assert None is git.commit_at(EPOCH_2026)

@@ -19,8 +19,10 @@ from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.vectors import pack_f32
+from memhtml.domain.entities import entity_key, entity_ranking, tag_key
 from memhtml.domain.fts_query import fts_query_forms
 from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, active_arms, fuse
+from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking
 from memhtml.domain.reinforce import (
     AccessRow,
     salience_applies,
@@ -32,6 +34,7 @@ from memhtml.domain.vectors import cosine_distance
 from tests.fakes.retrieval_rows import (
     TEST_SPACE,
     ChunkRow,
+    EdgeRow,
     MemoryRow,
     load_rows,
     open_index,
@@ -60,6 +63,10 @@ STAMPS: Final = (
     "soon",
 )
 NOW_STAMPS: Final = ("2026-10-01T00:00:00Z", "2026-09-14T07:02:11Z", "2025-01-01T00:00:00Z")
+ENTITIES: Final = (("person", "Sasha"), ("service", "api"), ("concept", "drain"))
+TAGS: Final = ("ops", "Billing")
+# Keys as the planner hands them over; "tag:ops" and "person:sasha" fold to what rows hold.
+ENTITY_KEYS: Final = ("person:sasha", "service:api", "concept:drain", "tag:ops", "tag:billing")
 
 
 def _separated_pool() -> tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]:
@@ -107,6 +114,8 @@ def memory_rows(draw: st.DrawFn) -> tuple[MemoryRow, ...]:
             MemoryRow(
                 path=path,
                 memory_type=draw(st.sampled_from(["semantic", "episodic", "task", "arc"])),
+                entities=frozenset(draw(st.lists(st.sampled_from(ENTITIES), max_size=2))),
+                tags=frozenset(draw(st.lists(st.sampled_from(TAGS), max_size=2))),
                 body_text=" ".join(words),
                 fts_text=" ".join(words),
                 workspace=path.split("/")[1] if path.startswith("projects/") else None,
@@ -117,6 +126,18 @@ def memory_rows(draw: st.DrawFn) -> tuple[MemoryRow, ...]:
         )
     return tuple(rows)
 
+
+# Links among the fixture's paths (some dangle: a path the rows may not hold).
+edge_rows = st.lists(
+    st.builds(
+        EdgeRow,
+        src_path=st.sampled_from(PATHS),
+        rel=st.sampled_from(["fixes", "supports", "caused_by", "relates_to", "blocks"]),
+        dst_path=st.sampled_from(PATHS),
+    ).filter(lambda e: e.src_path != e.dst_path),
+    unique_by=lambda e: (e.src_path, e.rel, e.dst_path),
+    max_size=14,
+)
 
 access_rows = st.lists(
     st.builds(
@@ -141,6 +162,7 @@ scopes = st.one_of(
         workspace=st.one_of(st.none(), st.sampled_from(["ws-a", "ws-b"])),
         memory_types=st.one_of(st.just(()), st.lists(st.sampled_from(["semantic", "task", "arc"]))),
         include_archived=st.booleans(),
+        entity=st.sampled_from([None, None, "person:SASHA"]),
     ),
 )
 
@@ -173,6 +195,14 @@ def _vector_order(rows: Sequence[MemoryRow], query: tuple[float, ...]) -> list[s
     return sorted(nearest, key=lambda p: (nearest[p], p))
 
 
+def _entity_order(rows: Sequence[MemoryRow], keys: Sequence[str], arm_limit: int) -> list[str]:
+    held = {
+        row.path: {entity_key(k, n) for k, n in row.entities} | {tag_key(t) for t in row.tags}
+        for row in rows
+    }
+    return entity_ranking(held, keys, scope_size=len(rows), arm_limit=arm_limit)
+
+
 def _recency_order(rows: Sequence[MemoryRow]) -> list[str]:
     by_path = sorted(rows, key=lambda r: r.path)
     # Two stable passes: newest first, path ascending among equal stamps.
@@ -195,7 +225,9 @@ def _salience_order(rows: Sequence[MemoryRow], access: Sequence[AccessRow], now:
 
 
 def _assert_same(expected: Sequence[Fused], actual: Sequence[Fused]) -> None:
-    assert [(f.path, f.ranks) for f in expected] == [(f.path, f.ranks) for f in actual]
+    assert [(f.path, f.ranks, f.via) for f in expected] == [
+        (f.path, f.ranks, f.via) for f in actual
+    ]
     for e, a in zip(expected, actual, strict=True):
         assert math.isclose(e.score, a.score, rel_tol=0, abs_tol=1e-9)
 
@@ -204,13 +236,14 @@ def _twin(
     db: Database,
     rows: Sequence[MemoryRow],
     access: Sequence[AccessRow],
+    edges: Sequence[EdgeRow],
     arms: Sequence[ArmSpec],
     scope: SearchScope,
-    inputs: tuple[str, tuple[float, ...] | None, str],
+    inputs: tuple[str, tuple[float, ...] | None, str, tuple[str, ...]],
     switches: tuple[bool, dict[str, float], float, int, int],
 ) -> tuple[Fused, ...]:
     """The twin's answer: per-arm lists computed in Python, folded by ``fuse``."""
-    match, query_vector, now = inputs
+    match, query_vector, now, keys = inputs
     gate_priors, arm_weights, k, arm_limit, limit = switches
     admitted = [row for row in rows if scope_admits(scope, scope_facts(row))]
     full: dict[str, list[str]] = {}
@@ -222,16 +255,37 @@ def _twin(
             full["vector"] = _vector_order(admitted, query_vector)
         elif arm.name == "recency":
             full["recency"] = _recency_order(admitted)
+        elif arm.name == "entity":
+            full["entity"] = _entity_order(admitted, keys, arm_limit)
+        elif arm.name == "graph":
+            continue  # ranked below, from the other query arms' cut lists
         else:
+            assert arm.name == "salience"
             full["salience"] = _salience_order(admitted, access, now)
     rankings = {name: paths[:arm_limit] for name, paths in full.items()}
+    vias: dict[str, GraphVia] = {}
+    if any(arm.seeded for arm in arms):
+        seeds = [rankings[arm.name] for arm in arms if arm.kind is ArmKind.QUERY and not arm.seeded]
+        graph_edges = [
+            GraphEdge(
+                src=e.src_path,
+                rel=e.rel,
+                dst=e.dst_path,
+                edge_class="task" if e.rel == "blocks" else "memory",
+            )
+            for e in edges
+        ]
+        ranked, vias = graph_ranking(seeds, graph_edges, {row.path for row in admitted})
+        full["graph"] = ranked
+        rankings["graph"] = ranked[:arm_limit]
     query_found = {p for arm in arms if arm.kind is ArmKind.QUERY for p in rankings[arm.name]}
     if gate_priors and any(arm.kind is ArmKind.QUERY for arm in arms):
         # The statement gates before each prior's LIMIT; the twin gates what it is handed.
         for arm in arms:
             if arm.kind is ArmKind.PRIOR:
                 rankings[arm.name] = [p for p in full[arm.name] if p in query_found][:arm_limit]
-    return fuse(rankings, weights=arm_weights, k=k, gate_priors=gate_priors, limit=limit)
+    ordered = {arm.name: rankings[arm.name] for arm in arms}
+    return fuse(ordered, weights=arm_weights, k=k, gate_priors=gate_priors, limit=limit, vias=vias)
 
 
 ARM_SUBSETS: Final = tuple(
@@ -244,10 +298,12 @@ ARM_SUBSETS: Final = tuple(
 @given(
     rows=memory_rows(),
     access=access_rows,
+    edges=edge_rows,
     scope=scopes,
     query_words=st.lists(st.sampled_from([*VOCAB, "absent"]), max_size=3),
     every_term=st.booleans(),
     query_vector=st.one_of(st.none(), st.sampled_from(QUERY_VECTORS)),
+    query_keys=st.lists(st.sampled_from(ENTITY_KEYS), unique=True, max_size=3).map(sorted),
     has_state=st.booleans(),
     arm_weights=weights,
     k=st.sampled_from([60, 0, 20, 7.5]),
@@ -261,10 +317,12 @@ ARM_SUBSETS: Final = tuple(
         MemoryRow(path="areas/b.html", fts_text="cache", updated_at="2026-09-14T07:02:11Z"),
     ),
     access=[],
+    edges=[],
     scope=SearchScope(),
     query_words=["cache"],
     every_term=False,
     query_vector=None,
+    query_keys=[],
     has_state=True,
     arm_weights={},
     k=60,
@@ -272,13 +330,84 @@ ARM_SUBSETS: Final = tuple(
     limit=12,
     now=NOW_STAMPS[0],
 )
+@example(
+    # Two memories hold only a tag wider than the arm's budget: neither ranks for it.
+    rows=(
+        MemoryRow(path="areas/a.html", fts_text="cache", tags=frozenset({"ops"})),
+        MemoryRow(path="areas/b.html", fts_text="cache", tags=frozenset({"ops"})),
+        MemoryRow(path="areas/c.html", fts_text="drain", entities=frozenset({("service", "api")})),
+    ),
+    access=[],
+    edges=[],
+    scope=SearchScope(),
+    query_words=[],
+    every_term=False,
+    query_vector=None,
+    query_keys=["tag:ops"],
+    has_state=False,
+    arm_weights={},
+    k=20,
+    arm_limit=1,
+    limit=12,
+    now=NOW_STAMPS[0],
+)
+@example(
+    # Seed a.html reaches B.html through B's link and f.html through its own, equally strong:
+    # the tie between them falls by path.
+    rows=(
+        MemoryRow(path="areas/a.html", fts_text="cache"),
+        MemoryRow(path="areas/B.html", fts_text="drain"),
+        MemoryRow(path="resources/f.html", fts_text="merge"),
+    ),
+    access=[],
+    edges=[
+        EdgeRow(src_path="areas/B.html", rel="fixes", dst_path="areas/a.html"),
+        EdgeRow(src_path="areas/a.html", rel="leads_to", dst_path="resources/f.html"),
+    ],
+    scope=SearchScope(),
+    query_words=["cache"],
+    every_term=False,
+    query_vector=None,
+    query_keys=[],
+    has_state=False,
+    arm_weights={},
+    k=20,
+    arm_limit=40,
+    limit=12,
+    now=NOW_STAMPS[0],
+)
+@example(
+    # Two equally strong steps reach f.html from one seed: the smaller relation names the via.
+    rows=(
+        MemoryRow(path="areas/a.html", fts_text="cache"),
+        MemoryRow(path="resources/f.html", fts_text="merge"),
+    ),
+    access=[],
+    edges=[
+        EdgeRow(src_path="areas/a.html", rel="fixes", dst_path="resources/f.html"),
+        EdgeRow(src_path="resources/f.html", rel="caused_by", dst_path="areas/a.html"),
+    ],
+    scope=SearchScope(),
+    query_words=["cache"],
+    every_term=False,
+    query_vector=None,
+    query_keys=[],
+    has_state=False,
+    arm_weights={},
+    k=20,
+    arm_limit=40,
+    limit=12,
+    now=NOW_STAMPS[0],
+)
 def test_sql_fold_equals_the_twin(
     rows: tuple[MemoryRow, ...],
     access: list[AccessRow],
+    edges: list[EdgeRow],
     scope: SearchScope,
     query_words: list[str],
     every_term: bool,
     query_vector: tuple[float, ...] | None,
+    query_keys: list[str],
     has_state: bool,
     arm_weights: dict[str, float],
     k: float,
@@ -288,7 +417,7 @@ def test_sql_fold_equals_the_twin(
 ) -> None:
     """Same paths, order, ranks and scores (1e-9) for every arm subset, gate on and off."""
     db = open_index(state=has_state)
-    load_rows(db, rows, access=access if has_state else ())
+    load_rows(db, rows, access=access if has_state else (), edges=edges)
     forms = fts_query_forms(" ".join(query_words))
     match = forms.all if every_term else forms.any
     available = {ArmNeed.QUERY_TERMS} if match else set()
@@ -296,6 +425,8 @@ def test_sql_fold_equals_the_twin(
         available.add(ArmNeed.QUERY_VECTOR)
     if has_state:
         available.add(ArmNeed.STATE)
+    if query_keys:
+        available.add(ArmNeed.QUERY_ENTITIES)
     assembled = assemble_scope(scope)
     packed = None if query_vector is None else pack_f32(query_vector)
     for selection in ARM_SUBSETS:
@@ -317,14 +448,16 @@ def test_sql_fold_equals_the_twin(
                 vector=packed,
                 limit=limit,
                 arm_limit=arm_limit,
+                entities=query_keys,
             )
             expected = _twin(
                 db,
                 rows,
                 access if has_state else [],
+                edges,
                 arms,
                 scope,
-                (match, query_vector, now),
+                (match, query_vector, now, tuple(query_keys)),
                 (gate_priors, arm_weights, k, arm_limit, limit),
             )
             _assert_same(expected, actual)

@@ -18,7 +18,14 @@ from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.fusion import RANK_ARMS, arm_named
 from memhtml.domain.scope import SearchScope
-from tests.fakes.retrieval_rows import TEST_SPACE, ChunkRow, MemoryRow, load_rows, open_index
+from tests.fakes.retrieval_rows import (
+    TEST_SPACE,
+    ChunkRow,
+    EdgeRow,
+    MemoryRow,
+    load_rows,
+    open_index,
+)
 
 NOW: Final = "2026-10-01T00:00:00Z"
 
@@ -30,6 +37,7 @@ def _corpus() -> list[MemoryRow]:
             fts_text=f"cache {name}",
             updated_at=f"2026-09-0{i}",
             chunks=(ChunkRow(text=name, vector=(float(i), 1.0, 0.0, 0.0, 0.0, 0.0)),),
+            tags=frozenset({"ops", name}),
         )
         for i, name in enumerate(("a", "b", "c"), start=1)
     ]
@@ -46,19 +54,32 @@ def test_no_firing_arm_builds_no_statement() -> None:
 def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
     """Every arm's CTE has two columns, and its ranks count 1, 2, 3 in row order."""
     db = open_index()
-    load_rows(db, _corpus())
+    # The graph arm reaches a, b and c from the seeds (the fts arm's top three) by links.
+    edges = [
+        EdgeRow(src_path="areas/c.html", rel="fixes", dst_path="areas/a.html"),
+        EdgeRow(src_path="areas/c.html", rel="fixes", dst_path="areas/b.html"),
+        EdgeRow(src_path="areas/a.html", rel="relates_to", dst_path="areas/c.html"),
+    ]
+    load_rows(db, _corpus(), edges=edges)
+    seeded = name == "graph"
     holes = ArmHoles(
-        file_filter=assemble_scope().file_filter, gate="", embed_model=TEST_SPACE, now=NOW
+        file_filter=assemble_scope().file_filter,
+        gate="",
+        embed_model=TEST_SPACE,
+        now=NOW,
+        seed_ctes=("arm_fts",) if seeded else (),
     )
-    params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)))
-    used = 4 if name == "vector" else 2
-    rows = db.all(f"SELECT * FROM ({ARM_SQL[name](holes)})", params[:used])
+    keys = '["tag:ops", "tag:a", "tag:b", "tag:c"]'
+    params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)), keys)
+    used = {"vector": 4, "entity": 5}.get(name, 2)
+    seed = f"WITH arm_fts(path, rank) AS ({ARM_SQL['fts'](holes)}) " if seeded else ""
+    rows = db.all(f"{seed}SELECT * FROM ({ARM_SQL[name](holes)})", params[:used])
     assert [2] * len(rows) == [len(row) for row in rows]
     assert [1, 2, 3] == [row[1] for row in rows]
 
 
 def test_weights_and_the_constant_are_inlined_not_bound() -> None:
-    """Overrides appear as literals; the statement still names only ?1–?4 without a scope."""
+    """Overrides appear as literals; the statement still names only ?1–?5 without a scope."""
     plan = FusionPlan(
         arms=RANK_ARMS, weights=(("fts", 0.25),), rrf_k=20, embed_model=TEST_SPACE, now=NOW
     )
@@ -66,16 +87,16 @@ def test_weights_and_the_constant_are_inlined_not_bound() -> None:
     assert sql is not None
     assert "coalesce(0.25 / (arm_fts.rank + 20), 0.0)" in sql
     assert "coalesce(0.4 / (arm_salience.rank + 20), 0.0)" in sql
-    assert {"1", "2", "3", "4"} == set(re.findall(r"\?(\d+)", sql))
+    assert {"1", "2", "3", "4", "5"} == set(re.findall(r"\?(\d+)", sql))
 
 
 def test_scope_values_keep_their_numbers_whichever_arms_fire() -> None:
-    """With or without the vector arm, the workspace binds at ?5."""
+    """With or without the vector and entity arms, the workspace binds at ?6."""
     scope = assemble_scope(SearchScope(workspace="ops"))
     for arms in (RANK_ARMS, (arm_named("recency"),)):
         sql = build_rrf_sql(FusionPlan(arms=arms, embed_model=TEST_SPACE, now=NOW), scope)
         assert sql is not None
-        assert "f.workspace = ?5" in sql
+        assert "f.workspace = ?6" in sql
 
 
 def test_the_vector_arm_reads_only_the_configured_space() -> None:

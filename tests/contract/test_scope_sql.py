@@ -134,12 +134,12 @@ def test_unscoped_statement_is_byte_identical_to_the_unfiltered_form() -> None:
     expected = build_rrf_sql(plan, assemble_scope())
     assert expected == build_rrf_sql(plan, assemble_scope(SearchScope(as_of=None)))
     assert expected is not None
-    assert "?5" not in expected
+    assert "?6" not in expected
 
 
 @given(scope=scopes)
-def test_scope_values_bind_from_five_in_order(scope: SearchScope) -> None:
-    """Placeholders run ?5, ?6, … with one value each, and the filter names no other."""
+def test_scope_values_bind_from_six_in_order(scope: SearchScope) -> None:
+    """Placeholders run ?6, ?7, … with one value each, and the filter names no other."""
     assembled = assemble_scope(scope)
     numbers = sorted({int(n) for n in re.findall(r"\?(\d+)", assembled.file_filter)})
     expected = list(range(FIRST_SCOPE_PARAM, FIRST_SCOPE_PARAM + len(assembled.params)))

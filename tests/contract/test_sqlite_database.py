@@ -58,6 +58,7 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
         "0003_trace_files.sql",
         "0004_lexical_context.sql",
         "0005_frame_keys.sql",
+        "0006_arms.sql",
     )
     assert (5, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql") == db.newly_applied
@@ -86,6 +87,7 @@ def test_open_without_state_attaches_nothing(open_db: Opener) -> None:
             "0003_trace_files.sql",
             "0004_lexical_context.sql",
             "0005_frame_keys.sql",
+            "0006_arms.sql",
         ),
     ) == (
         db.has_state,

@@ -46,6 +46,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0003_trace_files.sql",
             "0004_lexical_context.sql",
             "0005_frame_keys.sql",
+            "0006_arms.sql",
         ],
         ["S0001_init.sql"],
     ) == (index, state)

@@ -50,6 +50,7 @@ def file_values(path: str, /, **overrides: SqlValue) -> tuple[SqlValue, ...]:
         needs_revision=0,
         author="agent",
         indexed_at=NOW,
+        pinned=0,
     )
     unknown = set(overrides) - set(FILE_COLUMNS)
     assert set() == unknown
@@ -117,9 +118,10 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
 
 
 def test_file_columns_match_the_table_in_order(db: Database) -> None:
-    """FILE_COLUMNS lists the files table's 32 columns in declaration order."""
+    """FILE_COLUMNS lists the files table's 33 columns in declaration order (``pinned``, the last,
+    from migration 0005)."""
     columns = tuple(str(r[1]) for r in db.all("PRAGMA table_info(files)"))
-    assert (32, FILE_COLUMNS) == (len(FILE_COLUMNS), columns)
+    assert (33, FILE_COLUMNS) == (len(FILE_COLUMNS), columns)
 
 
 def test_files_column_types_nullability_and_defaults(db: Database) -> None:
@@ -140,6 +142,7 @@ def test_files_column_types_nullability_and_defaults(db: Database) -> None:
         "indexed_at": ("TEXT", 1, None),
         "task_status": ("TEXT", 0, None),
         "frame_key": ("TEXT", 0, None),
+        "pinned": ("INTEGER", 1, "0"),
     }
     info = {str(r[1]): (r[2], r[3], r[4]) for r in db.all("PRAGMA table_info(files)")}
     assert expected == {name: info[name] for name in expected}
@@ -166,6 +169,7 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
         "trace_consolidations_run", "files_content_hash",  # the last: ours, migration 0002
         "trace_prompts_file", "trace_files_session",  # ours, migration 0003
         "file_context_prev",  # ours, migration 0004
+        "entity_terms_surface", "entity_terms_key",  # ours, migration 0006
     }  # fmt: skip
     sql = "SELECT name FROM {}.sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'"
     main = {str(r[0]) for r in db.all(sql.format("main"))}

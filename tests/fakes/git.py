@@ -21,6 +21,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     DiffEntry,
@@ -54,13 +55,18 @@ class _Commit:
     tree: _Tree
     parent: str | None
     message: str
+    time: int = 0
 
 
 class FakeGit:
     """``GitPort`` and ``GitWriter`` over dictionaries."""
 
-    def __init__(self, *, initialized: bool = True, bare: bool = False) -> None:
-        """Start empty: unborn ``main``, no files. ``initialized=False`` waits for ``init``."""
+    def __init__(
+        self, *, initialized: bool = True, bare: bool = False, clock: Clock | None = None
+    ) -> None:
+        """Start empty: unborn ``main``, no files. ``initialized=False`` waits for ``init``;
+        ``clock`` stamps commits (whole seconds, as git keeps them), the epoch without one."""
+        self._clock = clock
         self._initialized = initialized
         self._bare = bare
         self._blobs: dict[str, bytes] = {}
@@ -122,6 +128,14 @@ class FakeGit:
             for path in sorted(tree)
             if not roots or any(path == r or path.startswith(r + "/") for r in roots)
         )
+
+    def commit_at(self, epoch_seconds: int) -> str | None:
+        """See ``GitPort.commit_at``."""
+        self._require("commit_at")
+        sha = self._head()
+        while sha is not None and self._commits[sha].time > epoch_seconds:
+            sha = self._commits[sha].parent
+        return sha
 
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """See ``GitPort.read_blobs``."""
@@ -216,7 +230,8 @@ class FakeGit:
             repr((sorted(tree.items()), actual, message, len(self._commits))).encode(),
             usedforsecurity=False,
         ).hexdigest()
-        self._commits[sha] = _Commit(tree=tree, parent=actual, message=message)
+        when = 0 if self._clock is None else int(self._clock.now().timestamp())
+        self._commits[sha] = _Commit(tree=tree, parent=actual, message=message, time=when)
         if self._detached is not None:
             self._detached = sha
         else:

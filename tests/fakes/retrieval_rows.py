@@ -17,6 +17,8 @@ from memhtml.adapters.sqlite.connection import Database, Write
 from memhtml.adapters.sqlite.context_sql import refresh_context_writes
 from memhtml.adapters.sqlite.schema import WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.vectors import pack_f32
+from memhtml.domain.entities import entity_terms
+from memhtml.domain.model import EntityRef
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import ScopeFacts
 
@@ -143,6 +145,15 @@ def _file_writes(row: MemoryRow, model: str) -> list[Write]:
     writes += [
         ("INSERT INTO file_facets (path, name, value) VALUES (?, ?, ?)", (row.path, n, v))
         for n, v in row.facets
+    ]
+    # The vocabulary the projection derives from the same entities and tags.
+    terms = entity_terms((EntityRef(k, n) for k, n in sorted(row.entities)), sorted(row.tags), ())
+    writes += [
+        (
+            "INSERT INTO entity_terms (path, surface, entity_key) VALUES (?, ?, ?)",
+            (row.path, term.surface, term.key),
+        )
+        for term in terms
     ]
     for ordinal, chunk in enumerate(row.chunks):
         chunk_id = f"{row.path}#{ordinal}"

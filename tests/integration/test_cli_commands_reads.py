@@ -75,6 +75,8 @@ def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
         "entities",
         "supersededBy",
         "ranks",
+        "via",
+        "authority",
     ] == list(top)
     assert 1 == top["ranks"]["fts"]
     assert (True, True) == (hits["degraded"], hits["indexFresh"])

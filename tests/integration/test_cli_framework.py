@@ -51,7 +51,6 @@ LATER_COMMANDS = [
     "sleep merge",
     "sleep status",
     "sleep plan",
-    "neighbors x",
     "resolve x",
     "task list",
     "status",

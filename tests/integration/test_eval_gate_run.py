@@ -140,7 +140,7 @@ def test_lexical_mode_reports_lexically_discriminated_probes() -> None:
 
 def test_a_failing_gate_names_its_first_inversion() -> None:
     """Query arms weighed to zero leave recency to favour the day-newer controls: exit 1."""
-    result = invoke(["eval", "discriminate", *SMALL, "--weights", "fts=0,vector=0"])
+    result = invoke(["eval", "discriminate", *SMALL, "--weights", "fts=0,context=0,vector=0"])
     body = envelope(result)
     assert (1, "ERR_DISCRIMINATION_FAILED") == (result.exit_code, body["code"])
     assert "first inversion: query" in body["error"]

@@ -161,6 +161,14 @@ def test_read_index_status_and_doctor_return_the_cli_data(stores: Stores) -> Non
     assert stable(stores.cli("doctor")) == stable(stores.mcp.data("doctor", {"fix": False}))
 
 
+def test_read_known_at_returns_the_cli_data(stores: Stores) -> None:
+    """A read as of a later instant names the commit that answered, as the CLI does."""
+    path = stores.paths[0]
+    cli = stores.cli("read", path, "--known-at", "2999-01-01")
+    assert isinstance(cli["knownAtCommit"], str)
+    assert stable(cli) == stable(stores.mcp.data("read", {"path": path, "known_at": "2999-01-01"}))
+
+
 def test_every_write_tool_matches_the_cli_on_a_twin_store(stores: Stores) -> None:
     """write, apply, correct, archive, link and reinforce: same data as the CLI on the twin."""
     mcp, twin = stores.mcp, stores.twin
@@ -229,6 +237,7 @@ BAD_INPUT: Final[list[tuple[str, dict[str, Any], str, str]]] = [
     ("read", {"path": NOPE}, "ERR_PATH_NOT_FOUND", f"read {NOPE}"),
     ("read", {"path": OUT}, "ERR_INVALID_FLAG", f"read {OUT}"),
     ("read", {"path": ["a.html"]}, "ERR_INVALID_FLAG", ""),
+    ("read", {"path": NOPE, "known_at": "yesterday"}, "ERR_INVALID_FLAG", ""),
     ("list", {"para": "attic"}, "ERR_INVALID_FLAG", ""),
     ("list", {"limit": 0}, "ERR_INVALID_FLAG", ""),
     ("write", {**WRITE, "type": "arc"}, "ERR_INVALID_FLAG", ""),
@@ -256,7 +265,9 @@ BAD_INPUT: Final[list[tuple[str, dict[str, Any], str, str]]] = [
     ("reinforce", {"paths": [NOPE], "signal": "great"}, "ERR_INVALID_FLAG", ""),
     ("index_status", {"verbose": True}, "ERR_INVALID_FLAG", ""),
     ("doctor", {"fix": "yes"}, "ERR_INVALID_FLAG", ""),
-    ("neighbors", {"path": NOPE}, "ERR_UNKNOWN_COMMAND", ""),
+    ("neighbors", {"path": NOPE}, "ERR_PATH_NOT_FOUND", f"neighbors {NOPE}"),
+    ("neighbors", {"path": NOPE, "depth": 4}, "ERR_INVALID_FLAG", ""),
+    ("resolve", {"path": NOPE}, "ERR_UNKNOWN_COMMAND", ""),
 ]  # fmt: skip
 
 

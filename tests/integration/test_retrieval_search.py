@@ -94,7 +94,7 @@ def test_a_hit_carries_every_field_the_cli_prints(db: Database) -> None:
         snippet="the invoice export job starts at 03:30 utc",
         entities=("person:sasha", "service:invoice-exporter"),
         superseded_by=None,
-        ranks=(("fts", 1), ("vector", 1), ("recency", 1), ("salience", 1)),
+        ranks=(("fts", 1), ("context", 1), ("vector", 1), ("recency", 1), ("salience", 1)),
     )
     assert expected == hit
 
@@ -125,13 +125,13 @@ def test_low_coverage_drops_the_vector_arm_at_the_configured_floor(db: Database)
     _load(db, rows)
     default = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER)
     result = default.search(SearchRequest(query="note"))
-    assert (0.75, True, ("fts", "recency", "salience")) == (
+    assert (0.75, True, ("fts", "context", "recency", "salience")) == (
         result.vector_coverage,
         result.degraded,
         result.arms,
     )
     lenient = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER, coverage_floor=0.75)
-    assert (False, ("fts", "vector", "recency", "salience")) == (
+    assert (False, ("fts", "context", "vector", "recency", "salience")) == (
         lenient.search(SearchRequest(query="note")).degraded,
         lenient.search(SearchRequest(query="note")).arms,
     )

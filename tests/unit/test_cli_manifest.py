@@ -130,7 +130,7 @@ SHIPPED_COMMANDS = sorted(
         "search", "recall", "index rebuild", "index update", "index embed", "index status",
         "doctor", "state export", "state import", "manifest", "help", "eval discriminate",
         "eval locomo", "eval compare", "mcp", "trace scan", "trace list", "trace show",
-        "completion", "sync", "clone",
+        "completion", "sync", "clone", "neighbors",
     ]
 )  # fmt: skip
 SHIPPED_RESPONSE_TYPES = sorted(
@@ -142,7 +142,7 @@ SHIPPED_RESPONSE_TYPES = sorted(
         "mcp.stopped",
         "trace.scan", "trace.list", "trace.detail",
         "shell.completion",
-        "sync.report", "repo.cloned",
+        "sync.report", "repo.cloned", "memory.neighbors",
     ]
 )  # fmt: skip
 

@@ -44,28 +44,32 @@ def formula_score(
 def test_registry_holds_the_seed_arms_in_fold_order() -> None:
     """The registry is fts, context, vector, recency, salience: the seed's arms and weights
     except vector, halved on our LoCoMo runs (DECISIONS 12), plus the contextual full-text arm
-    (docs/ranking.md §2.5)."""
+    (docs/ranking.md §2.5); then the opt-in entity and graph arms (issue 15) at 1 and 0.5."""
     expected = [
         ("fts", 1.0),
         ("context", 1.0),
         ("vector", 0.5),
         ("recency", 0.5),
         ("salience", 0.4),
+        ("entity", 1.0),
+        ("graph", 0.5),
     ]
     assert expected == [(arm.name, arm.weight) for arm in RANK_ARMS]
 
 
 def test_each_arm_declares_what_it_needs() -> None:
-    """Both full-text arms need terms, vector a query vector, salience the state plane,
-    recency nothing."""
+    """Both full-text arms need terms, vector a query vector, salience the state plane, entity
+    the query's entities, recency nothing; graph needs another query arm to seed it."""
     expected = {
-        "fts": frozenset({ArmNeed.QUERY_TERMS}),
-        "context": frozenset({ArmNeed.QUERY_TERMS}),
-        "vector": frozenset({ArmNeed.QUERY_VECTOR}),
-        "recency": frozenset(),
-        "salience": frozenset({ArmNeed.STATE}),
+        "fts": (frozenset({ArmNeed.QUERY_TERMS}), False),
+        "context": (frozenset({ArmNeed.QUERY_TERMS}), False),
+        "vector": (frozenset({ArmNeed.QUERY_VECTOR}), False),
+        "recency": (frozenset(), False),
+        "salience": (frozenset({ArmNeed.STATE}), False),
+        "entity": (frozenset({ArmNeed.QUERY_ENTITIES}), False),
+        "graph": (frozenset(), True),
     }
-    assert expected == {arm.name: arm.needs for arm in RANK_ARMS}
+    assert expected == {arm.name: (arm.needs, arm.seeded) for arm in RANK_ARMS}
 
 
 def test_rrf_constant_is_twenty() -> None:
@@ -80,9 +84,33 @@ def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
     assert expected == [a.name for a in active_arms(available)]
 
 
+def test_the_entity_and_graph_arms_fire_only_when_selected() -> None:
+    """Issue 15's arms are opt-in: with every input present the default set is the five
+    evaluated arms, and naming them in the selection adds them."""
+    everything = set(ArmNeed)
+    assert (
+        ["fts", "context", "vector", "recency", "salience"],
+        ["fts", "entity", "graph"],
+    ) == (
+        [a.name for a in active_arms(everything)],
+        [a.name for a in active_arms(everything, selection=["graph", "entity", "fts"])],
+    )
+
+
 def test_active_arms_with_nothing_available_keep_recency() -> None:
-    """Recency needs no input, so it is the one arm that always fires."""
+    """Recency needs no input, so it is the one arm that always fires; the graph arm has no
+    seeds without a query arm and stays out."""
     assert ["recency"] == [a.name for a in active_arms(set())]
+
+
+def test_the_graph_arm_needs_a_query_arm_beside_it() -> None:
+    """Selected alone, or beside priors only, the graph arm has nothing to start from."""
+    everything = set(ArmNeed)
+    assert ([], ["recency"], ["entity", "graph"]) == (
+        [a.name for a in active_arms(everything, selection=["graph"])],
+        [a.name for a in active_arms(everything, selection=["graph", "recency"])],
+        [a.name for a in active_arms(everything, selection=["graph", "entity"])],
+    )
 
 
 def test_active_arms_honour_the_callers_selection() -> None:
@@ -99,11 +127,12 @@ def test_active_arms_refuse_an_unknown_name() -> None:
 
 def test_a_new_arm_joins_by_registry_entry() -> None:
     """An extra registry entry fires and fuses with no other change."""
-    graph = ArmSpec(name="graph", weight=0.3, kind=ArmKind.QUERY, needs=frozenset())
-    arms = (*RANK_ARMS, graph)
+    extra = ArmSpec(name="extra", weight=0.3, kind=ArmKind.QUERY, needs=frozenset())
+    arms = (*RANK_ARMS, extra)
     fired = [a.name for a in active_arms(set(), arms=arms)]
-    fused = fuse({"graph": ["a"]}, arms=arms)
-    assert (["recency", "graph"], (Fused(path="a", score=0.3 / 21, ranks=(("graph", 1),)),)) == (
+    fused = fuse({"extra": ["a"]}, arms=arms)
+    expected = ["recency", "extra"]
+    assert (expected, (Fused(path="a", score=0.3 / 21, ranks=(("extra", 1),)),)) == (
         fired,
         fused,
     )

@@ -93,11 +93,11 @@ def test_the_gate_admits_only_the_token(
 
 
 def test_every_tool_has_exactly_one_call_and_a_unique_name() -> None:
-    """The table and the dispatch list the same twelve tools (neighbors waits for its command)."""
+    """The table and the dispatch list the same thirteen tools, neighbors (issue 15) included."""
     names = [tool.name for tool in TOOLS]
-    assert len(set(names)) == len(names) == 12
+    assert len(set(names)) == len(names) == 13
     assert set(names) == set(CALLS)
-    assert "neighbors" not in names
+    assert "neighbors" in names
 
 
 def test_the_manifest_section_lists_every_tool_with_its_schema() -> None:

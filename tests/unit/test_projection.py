@@ -136,6 +136,7 @@ def test_semantic_example_files_row() -> None:
         # The gist's three values lifted out (docs/index-schema.md §3.1).
         "frame_key": "the search api allows {number} requests per minute for each api key "
         "request {number} inside the window gets http {number}",
+        "pinned": 0,
     }
     assert expected == file_row(projection.writes)
 
@@ -257,7 +258,7 @@ def test_statements_run_in_schema_order() -> None:
     projection = project_file(
         path=SEMANTIC_PATH, blob_sha=BLOB, doc=parse_memory(SEMANTIC_EXAMPLE), indexed_at=NOW
     )
-    head = [sql for sql, _ in projection.writes[:8]]
+    head = [sql for sql, _ in projection.writes[: len(DELETE_CHILD_SQL) + 4]]
     expected = [
         *DELETE_CHILD_SQL,
         REPOINT_STALE_CHUNKS_SQL,

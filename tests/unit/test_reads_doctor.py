@@ -164,7 +164,12 @@ def test_each_unhealthy_condition_is_a_concern_with_its_fix() -> None:
     write_memory(store.deps, NOTE)
     store.git.write_file("areas/inbox/broken.html", b"<p>not a memory")
     dangling = DanglingLink(src_path="a.html", rel="supports", dst_path="b.html", rewrite_to=None)
-    probe = FakeProbe(dangling=(dangling, dangling), orphans=("gone.html",))
+    contradiction = ContradictionLink(
+        src_path="a.html", src_gist="A holds.", dst_path="c.html", dst_gist="A does not hold."
+    )
+    probe = FakeProbe(
+        dangling=(dangling, dangling), orphans=("gone.html",), contradictions=(contradiction,)
+    )
     report = doctor_with(_ports(store, probe, configured_model="other@1", has_state=False))
     assert [
         ("2 dangling links", "memhtml doctor --fix"),

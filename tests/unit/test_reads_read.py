@@ -232,3 +232,27 @@ def test_article_inner_html_returns_what_the_article_wraps(inner: str, attribute
 def test_article_inner_html_of_a_file_without_an_article_is_empty() -> None:
     """No article element, no markup."""
     assert "" == article_inner_html("<html><body><p>x</p></body></html>")
+
+
+def test_a_known_at_read_is_history_it_bumps_and_links_nothing() -> None:
+    """With ``known_at`` the file comes from the commit that answered (named in the result),
+    and the read neither bumps salience nor files a session link."""
+    store, path = _written()
+    ports, retrieval = _ports(store)
+    result = read_with(ports, path, session_id="s-9", known_at="2026-01-01T00:00:00Z")
+    assert (NOTE.title, store.git.head(), (), (), []) == (
+        result.title,
+        result.known_at_commit,
+        result.sessions,
+        result.inbound_links,
+        retrieval.reinforced,
+    )
+    assert [] == store.index.links
+
+
+def test_a_known_at_read_before_the_first_commit_is_not_found() -> None:
+    """The fake stamps its commits at the epoch: a second earlier, nothing was known."""
+    store, path = _written()
+    ports, _ = _ports(store)
+    with pytest.raises(NotFound):
+        read_with(ports, path, known_at="1969-12-31T23:59:59Z")

@@ -17,7 +17,7 @@ from dulwich.diff_tree import (
     tree_changes,
 )
 from dulwich.object_store import iter_tree_contents
-from dulwich.objects import Blob, ObjectID
+from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
@@ -41,6 +41,7 @@ from memhtml.ports.git import DiffEntry, StatusEntry, TreeEntry, blob_sha, check
 HEAD_OPERATION: Final = "head"
 LIST_TREE_OPERATION: Final = "list_tree"
 READ_BLOBS_OPERATION: Final = "read_blobs"
+COMMIT_AT_OPERATION: Final = "commit_at"
 DIFF_OPERATION: Final = "diff"
 STATUS_OPERATION: Final = "status"
 HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
@@ -83,6 +84,22 @@ class DulwichGit:
                 if path is not None:
                     found[path] = sha.decode("ascii")
         return tuple(TreeEntry(path=path, blob_sha=found[path]) for path in sorted(found))
+
+    def commit_at(self, epoch_seconds: int) -> str | None:
+        """See ``GitPort.commit_at``."""
+        with (
+            git_operation(COMMIT_AT_OPERATION),
+            open_repository(self._root, COMMIT_AT_OPERATION) as repo,
+        ):
+            sha = head_commit(repo)
+            while sha is not None:
+                commit = repo[sha]
+                if not isinstance(commit, Commit):
+                    raise GitFailure(COMMIT_AT_OPERATION)
+                if commit.commit_time <= epoch_seconds:
+                    return sha.decode("ascii")
+                sha = commit.parents[0] if commit.parents else None
+        return None
 
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """See ``GitPort.read_blobs``."""

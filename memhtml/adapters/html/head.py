@@ -104,6 +104,7 @@ def read_head(scan: Scan, findings: Findings) -> dict[str, Any]:
                 fields[field] = parsed
     fields.update({field: values[name] for name, field in _OPAQUE.items() if name in values})
     fields["needs_revision"] = values.get(m.NEEDS_REVISION, "").lower() in _TRUE_WORDS
+    fields["pinned"] = values.get(m.PINNED, "").lower() in _TRUE_WORDS
     fields["task_status"] = _task_status(values, fields["memory_type"], findings)
     due = values.get(m.DUE)
     if due is not None and not is_valid_datetime(due):

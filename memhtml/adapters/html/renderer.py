@@ -153,6 +153,7 @@ def _metas(inputs: RenderInputs, content_hash: str) -> list[tuple[str, str]]:
         m.VALID_UNTIL: inputs.valid_until,
         m.TASK_STATUS: task_status,
         m.DUE: inputs.due_at,
+        m.PINNED: "true" if inputs.pinned else None,
     }
     metas = [(name, collapse_whitespace(v)) for name in m.SCALAR_METAS if (v := scalars.get(name))]
     entities = dict.fromkeys(split_entity_ref(value) for value in _values(inputs.entities))

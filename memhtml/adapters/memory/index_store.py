@@ -51,7 +51,15 @@ class MemoryIndexStore:
             for chunk_id, vector in t.vectors.items():
                 if vector.model == embed_model:
                     t.stash.setdefault(chunk_id, vector)
-            for table in (t.files, t.tags, t.entities, t.facets, t.citations, t.chunks):
+            for table in (
+                t.files,
+                t.tags,
+                t.entities,
+                t.facets,
+                t.citations,
+                t.entity_terms,
+                t.chunks,
+            ):
                 table.clear()
             t.vectors.clear()
             t.edges.clear()

@@ -6,12 +6,14 @@ the same paths, order, ranks and scores.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from memhtml.adapters.memory.tables import MemoryTables
+from memhtml.domain.entities import entity_ranking
 from memhtml.domain.fts_query import LexicalQuery
 from memhtml.domain.fulltext import query_phrases
 from memhtml.domain.fusion import ArmKind, Fused, fuse
+from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking
 from memhtml.domain.reinforce import salience_applies, salience_hours, salience_score
 from memhtml.domain.scope import SearchScope, scope_admits
 from memhtml.domain.vectors import f32_cosine_distance, pack_f32
@@ -55,18 +57,26 @@ class MemoryRankStore:
             raise ValueError("the full-text arms need a lexical query")
         if "vector" in names and query.vector is None:
             raise ValueError("the vector arm needs a query vector")
+        if "entity" in names and not query.entities:
+            raise ValueError("the entity arm needs the query's entities")
         rankers: dict[str, Callable[[FusionQuery, list[str]], list[str]]] = {
             "fts": self._fts,
             "context": self._context,
             "vector": self._vector,
             "recency": self._recency,
             "salience": self._salience,
+            "entity": self._entity,
         }
         admitted = sorted(path for path in self._t.files if self._admits(query.scope, path))
         rankings: dict[str, list[str]] = {}
+        vias: dict[str, GraphVia] = {}
         for arm in query.arms:
-            if arm.kind is ArmKind.QUERY:
+            if arm.kind is ArmKind.QUERY and not arm.seeded:
                 rankings[arm.name] = rankers[arm.name](query, admitted)[: query.arm_limit]
+        for arm in query.arms:
+            if arm.seeded:
+                ranked, vias = self._graph(list(rankings.values()), admitted)
+                rankings[arm.name] = ranked[: query.arm_limit]
         found = {path for ranked in rankings.values() for path in ranked}
         gated = query.gate_priors and bool(rankings)
         for arm in query.arms:
@@ -82,8 +92,19 @@ class MemoryRankStore:
             k=query.rrf_k,
             limit=query.limit,
             evidence_first=query.evidence_first,
+            vias=vias,
             prior_bound=query.prior_bound,
         )
+
+    def entity_keys_named(self, surfaces: Sequence[str]) -> Mapping[str, frozenset[str]]:
+        """See ``RankStore.entity_keys_named``."""
+        wanted = set(surfaces)
+        found: dict[str, set[str]] = {}
+        for terms in self._t.entity_terms.values():
+            for term in terms:
+                if term.surface in wanted:
+                    found.setdefault(term.surface, set()).add(term.key)
+        return {surface: frozenset(keys) for surface, keys in found.items()}
 
     def _admits(self, scope: SearchScope, path: str) -> bool:
         return scope_admits(scope, self._t.scope_facts(path))
@@ -134,6 +155,22 @@ class MemoryRankStore:
 
         by_path = sorted(admitted)
         return sorted(by_path, key=at, reverse=True)
+
+    def _entity(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        terms = self._t.entity_terms
+        held = {path: {term.key for term in terms.get(path, ())} for path in admitted}
+        return entity_ranking(
+            held, query.entities, scope_size=len(admitted), arm_limit=query.arm_limit
+        )
+
+    def _graph(
+        self, seeds: Sequence[Sequence[str]], admitted: Sequence[str]
+    ) -> tuple[list[str], dict[str, GraphVia]]:
+        edges = (
+            GraphEdge(src=src, rel=rel, dst=dst, edge_class=record.edge_class)
+            for (src, rel, dst), record in self._t.edges.items()
+        )
+        return graph_ranking(seeds, edges, frozenset(admitted))
 
     def _salience(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
         t = self._t

@@ -14,6 +14,7 @@ from memhtml.ports.candidate_store import CandidateRow
 from memhtml.ports.embedder import Vector
 from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
 from memhtml.ports.index_census import IndexCounts
+from memhtml.ports.link_graph import StoredLink
 from memhtml.ports.lister import ListedMemory, ListPage
 
 INBOX_PREFIX = "areas/inbox/"
@@ -51,6 +52,9 @@ class MemoryCandidateStore:
                 disclosure_text=row.disclosure_text,
                 vector_blob=first_vector.get(path),
                 superseded_by=self._superseded_by(path) if row.archived else None,
+                importance=row.importance,
+                pinned=row.pinned,
+                tags=tuple(sorted(t.tags.get(path, ()))),
             )
         return found
 
@@ -257,3 +261,24 @@ class MemoryHealth:
             and not files[dst].archived
         ]
         return tuple(sorted(found, key=lambda c: (c.src_path, c.dst_path)))
+
+
+class MemoryLinkGraph:
+    """The :class:`memhtml.ports.link_graph.LinkGraph` port in memory."""
+
+    def __init__(self, tables: MemoryTables) -> None:
+        """Read ``tables``' edges."""
+        self._t = tables
+
+    def links_touching(self, paths: Sequence[str]) -> tuple[StoredLink, ...]:
+        """See ``LinkGraph.links_touching``."""
+        wanted = set(paths)
+        return tuple(
+            sorted(
+                StoredLink(
+                    src=src, rel=rel, dst=dst, edge_class=edge.edge_class, derived=edge.derived
+                )
+                for (src, rel, dst), edge in self._t.edges.items()
+                if src in wanted or dst in wanted
+            )
+        )

@@ -17,6 +17,7 @@ from memhtml.adapters.memory.reads import (
     MemoryCandidateStore,
     MemoryCensus,
     MemoryHealth,
+    MemoryLinkGraph,
     MemoryLister,
 )
 from memhtml.adapters.memory.state import MemoryAccessStore, MemoryRecorder, MemoryStatePlane
@@ -48,6 +49,7 @@ def memory_storage(tables: MemoryTables) -> Storage:
         traces=MemoryTraceStore(tables),
         has_state=True,
         close=lambda: None,
+        links=MemoryLinkGraph(tables),
     )
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
+from memhtml.domain.entities import EntityTerm
 from memhtml.domain.fulltext import FullTextIndex, FullTextRow, fts_tokens
 from memhtml.domain.lexical_context import ContextFacts
 from memhtml.domain.model import Citation, EntityRef, Facet
@@ -88,6 +89,7 @@ class MemoryTables:
     entities: dict[str, tuple[EntityRef, ...]] = attrs.Factory(dict)
     facets: dict[str, tuple[Facet, ...]] = attrs.Factory(dict)
     citations: dict[str, tuple[Citation, ...]] = attrs.Factory(dict)
+    entity_terms: dict[str, tuple[EntityTerm, ...]] = attrs.Factory(dict)
     chunks: dict[str, ChunkRecord] = attrs.Factory(dict)
     vectors: dict[str, VectorRecord] = attrs.Factory(dict)
     edges: dict[EdgeKey, EdgeRecord] = attrs.Factory(dict)
@@ -203,7 +205,7 @@ class MemoryTables:
                     del self.chunks[chunk_id]
                     self.vectors.pop(chunk_id, None)
         del self.files[path]
-        for children in (self.tags, self.entities, self.facets, self.citations, self.context):
+        for children in self._children():
             children.pop(path, None)
 
     def project(self, projection: FileProjection) -> None:
@@ -227,6 +229,7 @@ class MemoryTables:
         self.entities[path] = projection.entities
         self.facets[path] = projection.facets
         self.citations[path] = projection.citations
+        self.entity_terms[path] = projection.entity_terms
         for piece in projection.chunks:
             self.chunks[piece.chunk_id] = ChunkRecord(
                 path=path,
@@ -256,14 +259,25 @@ class MemoryTables:
         for key in [k for k in self.edges if k[0] == source]:
             self.edges[(target, key[1], key[2])] = self.edges.pop(key)
         self.files[target] = attrs.evolve(self.files.pop(source), path=target)
-        for children in (self.tags, self.entities, self.facets, self.citations, self.context):
+        for children in self._children():
             if source in children:
-                children[target] = children.pop(source)  # type: ignore[assignment]
+                children[target] = children.pop(source)
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path == source:
                 self.chunks[chunk_id] = attrs.evolve(chunk, path=target)
         if with_state and source in self.access and target not in self.access:
             self.access[target] = attrs.evolve(self.access.pop(source), path=target)
+
+    def _children(self) -> tuple[dict[str, Any], ...]:
+        """The per-path child tables, which follow their row (SQLite's cascades)."""
+        return (
+            self.tags,
+            self.entities,
+            self.facets,
+            self.citations,
+            self.context,
+            self.entity_terms,
+        )
 
     def park(self, path: str) -> None:
         """Free the row's content hash for the rest of a transaction."""

@@ -27,7 +27,9 @@ class SqliteCandidateStore:
             CANDIDATE_SQL, (json.dumps(list(paths)), model), operation="read search candidates"
         )
         found: dict[str, CandidateRow] = {}
-        for path, title, gist, kind, confidence, updated, disclosure, blob, superseded in rows:
+        for row in rows:
+            path, title, gist, kind, confidence, updated, disclosure, blob, superseded = row[:9]
+            importance, pinned, tags = row[9:]
             found.setdefault(
                 str(path),
                 CandidateRow(
@@ -39,6 +41,9 @@ class SqliteCandidateStore:
                     disclosure_text=str(disclosure),
                     vector_blob=blob if isinstance(blob, bytes) else None,
                     superseded_by=text_or_none(superseded),
+                    importance=importance if isinstance(importance, int) else 5,
+                    pinned=bool(pinned),
+                    tags=tuple(json.loads(str(tags))) if tags is not None else (),
                 ),
             )
         return found

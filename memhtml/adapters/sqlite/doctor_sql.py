@@ -52,6 +52,7 @@ CONTRADICTIONS_SQL: Final = (
     "JOIN files d ON d.path = e.dst_path AND d.archived = 0 "
     "WHERE e.rel = 'contradicts' ORDER BY e.src_path, e.dst_path"
 )
+"""Both ends indexed and active: a contradiction with an archived side is already resolved."""
 
 
 class SqliteHealthProbe:

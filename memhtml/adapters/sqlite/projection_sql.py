@@ -29,6 +29,7 @@ DELETE_CHILD_SQL: Final[tuple[str, ...]] = (
     "DELETE FROM file_entities WHERE path = ?",
     "DELETE FROM file_facets WHERE path = ?",
     "DELETE FROM file_citations WHERE path = ?",
+    "DELETE FROM entity_terms WHERE path = ?",
 )
 # Chunks of the current content survive, so an edit to the head alone keeps its vectors. A
 # stale chunk whose old content another file still holds moves to that file first (the lowest
@@ -53,6 +54,9 @@ INSERT_FACET_SQL: Final = (
     "INSERT INTO file_facets (path, name, value, numeric_value) VALUES (?, ?, ?, ?)"
 )
 INSERT_CITATION_SQL: Final = "INSERT INTO file_citations (path, text, href) VALUES (?, ?, ?)"
+INSERT_ENTITY_TERM_SQL: Final = (
+    "INSERT INTO entity_terms (path, surface, entity_key) VALUES (?, ?, ?)"
+)
 # Upsert on the content-addressed id: an identical body elsewhere, or a moved file, keeps the
 # row and therefore its vector; the row points at the path projected last.
 UPSERT_CHUNK_SQL: Final = (
@@ -99,6 +103,9 @@ def projection_writes(projection: FileProjection) -> tuple[Write, ...]:
     writes.extend(
         (INSERT_CITATION_SQL, (path, citation.text, citation.href))
         for citation in projection.citations
+    )
+    writes.extend(
+        (INSERT_ENTITY_TERM_SQL, (path, term.surface, term.key)) for term in projection.entity_terms
     )
     writes.extend(
         (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.candidate_store import text_or_none
@@ -78,7 +80,23 @@ class SqliteRankStore:
             vector=None if query.vector is None else pack_f32(query.vector),
             limit=query.limit,
             arm_limit=query.arm_limit,
+            entities=query.entities,
         )
+
+    def entity_keys_named(self, surfaces: Sequence[str]) -> Mapping[str, frozenset[str]]:
+        """See ``RankStore.entity_keys_named``."""
+        if not surfaces:
+            return {}
+        rows = self._db.all(
+            "SELECT DISTINCT surface, entity_key FROM entity_terms "
+            "WHERE surface IN (SELECT value FROM json_each(?1))",
+            (json.dumps(list(surfaces)),),
+            operation="match entity names",
+        )
+        found: dict[str, set[str]] = {}
+        for surface, key in rows:
+            found.setdefault(str(surface), set()).add(str(key))
+        return {surface: frozenset(keys) for surface, keys in found.items()}
 
 
 def _int(value: SqlValue) -> int:

@@ -6,13 +6,15 @@ statement. The pure twin is :func:`memhtml.domain.fusion.fuse`; the contract sui
 both return the same paths in the same order with the same scores.
 
 Placeholders are numbered and fixed: ``?1`` the MATCH text, ``?2`` the per-arm limit, ``?3`` the
-final limit, ``?4`` the query vector, scope values from ``?5``. Fixed numbers keep every scope
-value in place whichever arms fire. Weights, the RRF constant, the vector space and the salience
-instant are inlined literals: trusted configuration, never caller text.
+final limit, ``?4`` the query vector, ``?5`` the query's entity keys (a JSON array), scope values
+from ``?6``. Fixed numbers keep every scope value in place whichever arms fire. Weights, the RRF
+constant, the vector space and the salience instant are inlined literals: trusted configuration,
+never caller text.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
@@ -25,6 +27,7 @@ from memhtml.adapters.sqlite.scope_sql import (
     superseded_by_sql,
     text_literal,
 )
+from memhtml.domain.entities import WEIGHT_UNITS
 from memhtml.domain.fusion import (
     DEFAULT_ARM_LIMIT,
     RANK_ARMS,
@@ -33,6 +36,14 @@ from memhtml.domain.fusion import (
     ArmSpec,
     Fused,
     prior_ceiling,
+)
+from memhtml.domain.graph import (
+    GRAPH_EDGE_CLASS,
+    GRAPH_SEEDS,
+    INBOUND,
+    OUTBOUND,
+    REL_WEIGHTS,
+    GraphVia,
 )
 from memhtml.domain.instants import instant_ms
 from memhtml.domain.reinforce import (
@@ -46,8 +57,9 @@ PARAM_QUERY: Final = 1
 PARAM_ARM_LIMIT: Final = 2
 PARAM_FINAL_LIMIT: Final = 3
 PARAM_QUERY_VECTOR: Final = 4
-FIXED_PARAMS: Final = 4
-"""``?1``–``?4``; the scope's values start right after them."""
+PARAM_QUERY_ENTITIES: Final = 5
+FIXED_PARAMS: Final = 5
+"""``?1``–``?5``; the scope's values start right after them."""
 
 # julianday() returns a double of whole milliseconds; times this and rounded it gives those
 # milliseconds back exactly, so instant arithmetic in SQL matches domain.instants to the bit.
@@ -77,6 +89,7 @@ class ArmHoles:
         now: The instant salience decays to, from the clock port (DECISIONS 3).
         vector_max_distance: The vector arm keeps only files nearer than this (cosine
             distance), inlined; ``None`` keeps its whole top list.
+        seed_ctes: The CTEs of the query arms a seeded (graph) arm starts from.
     """
 
     file_filter: str
@@ -84,6 +97,7 @@ class ArmHoles:
     embed_model: str
     now: str
     vector_max_distance: float | None = None
+    seed_ctes: tuple[str, ...] = ()
 
     def scope(self, alias: str) -> str:
         """The scope filter and the prior gate, written against ``alias``."""
@@ -166,12 +180,92 @@ def _salience_sql(holes: ArmHoles) -> str:
     )
 
 
+def _entity_sql(holes: ArmHoles) -> str:
+    # The twin is domain.entities.entity_ranking. `held` is every in-scope (memory, query
+    # entity) pair; an entity's holders are counted inside the scope, so is N. The weight is
+    # summed in whole millionths (exact in any order) and a memory ranks only when one of its
+    # entities is held by no more memories than the arm ranks (`min(df) <= ?2`).
+    scope = holes.scope("f")
+    held = (
+        "SELECT DISTINCT t.path AS path, t.entity_key AS entity_key FROM entity_terms t "
+        "JOIN files f ON f.path = t.path "
+        f"WHERE t.entity_key IN (SELECT value FROM json_each(?{PARAM_QUERY_ENTITIES})) {scope}"
+    )
+    weight = f"CAST(ln(1.0 + (n.total - d.df + 0.5) / (d.df + 0.5)) * {WEIGHT_UNITS} AS INTEGER)"
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path) FROM ("
+        f"SELECT h.path AS path, sum({weight}) AS score FROM ({held}) h "
+        f"JOIN (SELECT entity_key, count(*) AS df FROM ({held}) GROUP BY entity_key) d "
+        "ON d.entity_key = h.entity_key "
+        f"CROSS JOIN (SELECT count(*) AS total FROM files f WHERE 1 {scope}) n "
+        f"GROUP BY h.path HAVING min(d.df) <= ?{PARAM_ARM_LIMIT} "
+        f"ORDER BY score DESC, h.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _graph_steps_sql(holes: ArmHoles) -> str:
+    """Every one-hop step from a seed: ``(path reached, seed, rel, dir, evidence × weight)``.
+
+    The twin is domain.graph.graph_ranking. A seed's evidence is ``GRAPH_SEEDS + 1 − rank``
+    summed over the query arms that rank it in their top GRAPH_SEEDS; integers, so sums are
+    exact whatever order SQLite adds them in.
+    """
+    ranked = " UNION ALL ".join(
+        f"SELECT path, rank FROM {cte} WHERE rank <= {GRAPH_SEEDS}" for cte in holes.seed_ctes
+    )
+    seeds = f"SELECT path, sum({GRAPH_SEEDS + 1} - rank) AS evidence FROM ({ranked}) GROUP BY path"
+    weight = (
+        "CASE e.rel "
+        + " ".join(f"WHEN {text_literal(rel)} THEN {w}" for rel, w in REL_WEIGHTS.items())
+        + " END"
+    )
+    memory = text_literal(GRAPH_EDGE_CLASS)
+    return (
+        f"SELECT e.dst_path AS path, s.path AS seed, e.rel AS rel, {text_literal(OUTBOUND)} "
+        f"AS dir, s.evidence * {weight} AS score FROM ({seeds}) s "
+        f"JOIN edges e ON e.src_path = s.path AND e.edge_class = {memory} "
+        f"UNION ALL SELECT e.src_path, s.path, e.rel, {text_literal(INBOUND)}, "
+        f"s.evidence * {weight} FROM ({seeds}) s "
+        f"JOIN edges e ON e.dst_path = s.path AND e.edge_class = {memory}"
+    )
+
+
+def _graph_sql(holes: ArmHoles) -> str:
+    # Without a query arm beside it (a plan active_arms would not make) the arm ranks nothing;
+    # the empty form still names the scope, so its placeholders are in the statement.
+    if not holes.seed_ctes:
+        return f"SELECT f.path, 1 FROM files f WHERE 0 {holes.scope('f')}"
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path) FROM ("
+        f"SELECT g.path AS path, sum(g.score) AS score FROM ({_graph_steps_sql(holes)}) g "
+        f"JOIN files f ON f.path = g.path WHERE 1 {holes.scope('f')} "
+        f"GROUP BY g.path ORDER BY score DESC, g.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _graph_via_sql(holes: ArmHoles) -> str:
+    """``(path, seed, rel, dir)``: each reached path's strongest step (ties: seed, rel, dir)."""
+    if not holes.seed_ctes:
+        return "SELECT NULL, NULL, NULL, NULL WHERE 0"
+    return (
+        "SELECT path, seed, rel, dir FROM (SELECT g.path AS path, g.seed AS seed, g.rel AS rel, "
+        "g.dir AS dir, ROW_NUMBER() OVER (PARTITION BY g.path "
+        "ORDER BY g.score DESC, g.seed, g.rel, g.dir) AS pick "
+        f"FROM ({_graph_steps_sql(holes)}) g) WHERE pick = 1"
+    )
+
+
+VIA_CTE: Final = "graph_via"
+"""The CTE naming each graph-ranked path's step; its columns follow the rank columns."""
+
 ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "fts": _fts_sql,
     "context": _context_sql,
     "vector": _vector_sql,
     "recency": _recency_sql,
     "salience": _salience_sql,
+    "entity": _entity_sql,
+    "graph": _graph_sql,
 }
 """Per registry arm, its ``(path, rank)`` template. A new arm adds an entry here and there."""
 
@@ -219,15 +313,21 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
     """The one fused statement, or None when no arm fires (read that as an empty result).
 
     Columns: ``path``, ``score``, then one rank column per arm of ``plan.arms`` (NULL where the
-    arm did not rank the path). The sum is written out in registry order, ``0.0 + w/(rank + k)
-    + …``, with ``0.0`` for an arm that did not rank the path: adding zero is exact, so the
-    score is the very double the twin computes, and score ties (broken by path) fall the same
-    way. A ``SUM`` over ``UNION ALL`` could add in another order and split a tie by one ulp.
+    arm did not rank the path), then, when a seeded (graph) arm fires, its step's seed, relation
+    and direction (NULL where it did not rank the path). The sum is written out in registry
+    order, ``0.0 + w/(rank + k) + …``, with ``0.0`` for an arm that did not rank the path:
+    adding zero is exact, so the score is the very double the twin computes, and score ties
+    (broken by path) fall the same way. A ``SUM`` over ``UNION ALL`` could add in another order
+    and split a tie by one ulp.
     """
     if not plan.arms:
         return None
     weights = dict(plan.weights)
     query_ctes = [_cte(arm) for arm in plan.arms if arm.kind is ArmKind.QUERY]
+    seed_ctes = tuple(
+        _cte(arm) for arm in plan.arms if arm.kind is ArmKind.QUERY and not arm.seeded
+    )
+    seeded = [arm for arm in plan.arms if arm.seeded]
     gate = ""
     if plan.gate_priors and query_ctes:
         union = " UNION ALL ".join(f"SELECT path FROM {cte}" for cte in query_ctes)
@@ -240,8 +340,11 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             embed_model=plan.embed_model,
             now=plan.now,
             vector_max_distance=plan.vector_max_distance,
+            seed_ctes=seed_ctes,
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
+        if arm.seeded:
+            ctes.append(f"{VIA_CTE}(path, seed, rel, dir) AS ({_graph_via_sql(holes)})")
     union = " UNION ".join(f"SELECT path FROM {_cte(arm)}" for arm in plan.arms)
     ctes.append(f"candidates(path) AS ({union})")
     k = _number(plan.rrf_k)
@@ -267,6 +370,9 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
     joins = " ".join(
         f"LEFT JOIN {_cte(arm)} ON {_cte(arm)}.path = candidates.path" for arm in plan.arms
     )
+    if seeded:
+        rank_columns += f", {VIA_CTE}.seed, {VIA_CTE}.rel, {VIA_CTE}.dir"
+        joins += f" LEFT JOIN {VIA_CTE} ON {VIA_CTE}.path = {_cte(seeded[0])}.path"
     evidence = ""
     if plan.evidence_first and query_ctes:
         ranked = " OR ".join(f"{cte}.rank IS NOT NULL" for cte in query_ctes)
@@ -282,7 +388,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
 def bound_params(
     prefix: Sequence[SqlValue], scope: AssembledScope, used: int
 ) -> tuple[SqlValue, ...]:
-    """The values to bind: the four-value prefix, then the scope's.
+    """The values to bind: the fixed prefix (``?1``–``?5``), then the scope's.
 
     The driver insists on exactly as many values as the highest placeholder number, so the
     prefix is cut to ``used`` (the highest fixed number referenced) when the scope binds none.
@@ -302,6 +408,7 @@ def run_fusion(
     vector: bytes | None,
     limit: int,
     arm_limit: int = DEFAULT_ARM_LIMIT,
+    entities: Sequence[str] = (),
 ) -> tuple[Fused, ...]:
     """Run the fused statement and read its rows as the twin's :class:`Fused` values.
 
@@ -313,6 +420,7 @@ def run_fusion(
         vector: The packed query vector (``?4``); required when ``vector`` fires.
         limit: How many fused candidates to keep (``?3``).
         arm_limit: Each arm's candidate budget (``?2``).
+        entities: The query's entity keys (``?5``); required when ``entity`` fires.
 
     Raises:
         ValueError: A firing arm's input is missing (a caller bug, not a user error).
@@ -323,21 +431,35 @@ def run_fusion(
         raise ValueError("the full-text arms need a non-empty MATCH text")
     if "vector" in names and vector is None:
         raise ValueError("the vector arm needs a query vector")
+    if "entity" in names and not entities:
+        raise ValueError("the entity arm needs the query's entities")
     sql = build_rrf_sql(plan, scope)
     if sql is None:
         return ()
-    used = PARAM_QUERY_VECTOR if "vector" in names else PARAM_FINAL_LIMIT
-    params = bound_params((match, arm_limit, limit, vector), scope, used)
+    used = PARAM_FINAL_LIMIT
+    if "vector" in names:
+        used = PARAM_QUERY_VECTOR
+    if "entity" in names:
+        used = PARAM_QUERY_ENTITIES
+    keys = json.dumps(list(entities)) if entities else None
+    params = bound_params((match, arm_limit, limit, vector, keys), scope, used)
     rows = db.all(sql, params, operation="fused search")
     fused = []
+    end = 2 + len(names)
     for row in rows:
         ranks = tuple(
-            (name, int(rank)) for name, rank in zip(names, row[2:], strict=True) if rank is not None
+            (name, int(rank))
+            for name, rank in zip(names, row[2:end], strict=True)
+            if rank is not None
         )
         score = row[1]
         if not isinstance(score, float | int):  # pragma: no cover - the sum is never NULL
             raise TypeError("fused score is not a number")
-        fused.append(Fused(path=str(row[0]), score=float(score), ranks=ranks))
+        via = None
+        if len(row) > end and row[end] is not None:
+            seed, rel, direction = row[end:]
+            via = GraphVia(path=str(seed), rel=str(rel), direction=str(direction))
+        fused.append(Fused(path=str(row[0]), score=float(score), ranks=ranks, via=via))
     return tuple(fused)
 
 
@@ -372,7 +494,9 @@ def snippet_sql(*, with_vector: bool) -> str:
 
 CANDIDATE_SQL: Final = (
     "SELECT f.path, f.title, f.gist, f.memory_type, f.confidence, f.updated_at, "
-    f"f.disclosure_text, e.vec, CASE WHEN f.archived = 1 THEN {superseded_by_sql('f')} END "
+    f"f.disclosure_text, e.vec, CASE WHEN f.archived = 1 THEN {superseded_by_sql('f')} END, "
+    "f.importance, f.pinned, (SELECT json_group_array(tag) FROM "
+    "(SELECT t.tag AS tag FROM file_tags t WHERE t.path = f.path ORDER BY t.tag)) "
     "FROM files f LEFT JOIN chunks c ON c.path = f.path AND c.ordinal = 0 "
     "LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.model = ?2 "
     "WHERE f.path IN (SELECT value FROM json_each(?1))"

@@ -48,11 +48,13 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
     "task_status",
     "due_at",
     "frame_key",
+    "pinned",
 )
 
 # Tables a rebuild empties, children before parents, so each DELETE is valid with foreign keys
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
+    "entity_terms",
     "file_context",
     "file_citations",
     "file_facets",

@@ -3,7 +3,7 @@
 The filter is a run of ``AND`` conditions over a ``files`` row written against the token
 ``{alias}``; each arm substitutes the alias its own ``files`` row goes by. One string reaching
 every arm is what stops a scope from applying to three arms and missing the fourth. Values
-bind to numbered placeholders from ``?5`` on, after the retrieval statement's fixed four.
+bind to numbered placeholders from ``?6`` on, after the retrieval statement's fixed five.
 
 The pure twin is :func:`memhtml.domain.scope.scope_admits`; the contract suite checks the two
 agree row for row.
@@ -23,8 +23,9 @@ from memhtml.ports.archive_lookup import ArchivedLookup, ArchivedMatch
 ALIAS_TOKEN: Final = "{alias}"
 """Stands for the alias of the arm's ``files`` row; :meth:`AssembledScope.for_alias` fills it."""
 
-FIRST_SCOPE_PARAM: Final = 5
-"""Scope values bind from ``?5``: ``?1``–``?4`` are the query, two limits and the vector."""
+FIRST_SCOPE_PARAM: Final = 6
+"""Scope values bind from ``?6``: ``?1``–``?5`` are the query, two limits, the vector and the
+query's entities (``retrieval_sql.FIXED_PARAMS``)."""
 
 Bind = Callable[[str], str]
 """Takes a value to bind and returns the placeholder text that refers to it."""
@@ -42,7 +43,7 @@ class AssembledScope:
     Attributes:
         file_filter: ``AND …`` conditions over ``{alias}``; never empty, because the archived
             and task defaults are always part of it unless the caller overrode them.
-        params: The values of ``?5`` onward, in placeholder order.
+        params: The values of ``?6`` onward (``first_param``), in placeholder order.
     """
 
     file_filter: str
@@ -223,7 +224,7 @@ def archived_in_scope(db: Database, scope: SearchScope, limit: int) -> ArchivedL
 
 
 def _prefixed(assembled: AssembledScope) -> tuple[SqlValue, ...]:
-    """NULLs for ``?1``–``?4``, then the scope's values; nothing when the scope binds none."""
+    """NULLs for ``?1``–``?5``, then the scope's values; nothing when the scope binds none."""
     if not assembled.params:
         return ()
     return (None,) * (FIRST_SCOPE_PARAM - 1) + assembled.params

@@ -10,6 +10,7 @@ from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
 from memhtml.adapters.sqlite.index_status_sql import SqliteIndexCensus
 from memhtml.adapters.sqlite.index_store import SqliteIndexStore
+from memhtml.adapters.sqlite.link_graph import SqliteLinkGraph
 from memhtml.adapters.sqlite.listing_sql import SqliteLister
 from memhtml.adapters.sqlite.rank_store import SqliteRankStore
 from memhtml.adapters.sqlite.rebuild_claim import RebuildClaim
@@ -41,4 +42,5 @@ def sqlite_storage(db: Database) -> Storage:
         traces=SqliteTraceStore(db),
         has_state=db.has_state,
         close=db.close,
+        links=SqliteLinkGraph(db),
     )

@@ -74,9 +74,25 @@ def recall(store: Store, args: Args) -> shaping.Data:
 
 
 def read(store: Store, args: Args) -> shaping.Data:
-    """``memory.detail`` of one path (bumps its salience)."""
-    result = store.read(str(args["path"]), session_id=_text(args, "session_id"))
+    """``memory.detail`` of one path (bumps its salience, unless read as of ``known_at``)."""
+    from memhtml.domain.user_instants import normalize_user_instant
+
+    known_at = _text(args, "known_at")
+    result = store.read(
+        str(args["path"]),
+        session_id=_text(args, "session_id"),
+        known_at=None if known_at is None else normalize_user_instant(known_at, "known_at"),
+    )
     return shaping.detail_data(result)
+
+
+def neighbors(store: Store, args: Args) -> shaping.Data:
+    """``memory.neighbors``: the links around one path."""
+    relations = _texts(args, "relation")
+    result = store.neighbors(
+        str(args["path"]), depth=cast("int", args["depth"]), relations=relations or None
+    )
+    return shaping.neighbors_data(result)
 
 
 def list_memories(store: Store, args: Args) -> shaping.Data:
@@ -210,6 +226,7 @@ CALLS: Final[Mapping[str, Call]] = {
     "search": search,
     "recall": recall,
     "read": read,
+    "neighbors": neighbors,
     "list": list_memories,
     "index_status": index_status,
     "doctor": doctor,

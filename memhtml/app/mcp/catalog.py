@@ -1,7 +1,6 @@
 """The server's tool table and the prose a client shows a model before the first call.
 
 One table for the server's ``tools/list``, its dispatch, and the manifest's ``mcp`` section.
-``neighbors`` (issue 16) joins once the command exists.
 """
 
 from __future__ import annotations

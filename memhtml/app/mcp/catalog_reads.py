@@ -1,4 +1,5 @@
-"""The tools that find and show memories: search, recall, read, list, index_status, doctor.
+"""The tools that find and show memories: search, recall, read, neighbors, list, index_status,
+doctor.
 
 Argument names are the command line's flag names with ``_`` for ``-``; limits and choices come
 from the same constants the CLI's flags use.
@@ -15,7 +16,7 @@ from memhtml.app.cli.commands.retrieval import DEFAULT_BUDGET, DEFAULT_LIMIT, MA
 from memhtml.app.cli.commands.store_reads import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT
 from memhtml.app.mcp.params import Param
 from memhtml.app.mcp.tool_spec import ToolSpec
-from memhtml.domain.vocabulary import MEMORY_TYPES, PARA_BUCKETS
+from memhtml.domain.vocabulary import ALL_RELS, MEMORY_TYPES, PARA_BUCKETS
 
 SESSION_ID: Final = Param(
     name="session_id",
@@ -155,10 +156,58 @@ READ: Final = ToolSpec(
             description="The memory's path inside the store, e.g. areas/inbox/some-fact.html.",
         ),
         SESSION_ID,
+        Param(
+            name="known_at",
+            kind="string",
+            description=(
+                "Read it as the store knew it at this ISO date or date-time (the file as last "
+                "committed by then, even if since changed or removed); no salience raise."
+            ),
+        ),
     ),
     response_type="memory.detail",
     output_keys=shaping.DETAIL_KEYS,
     read_only=False,
+    idempotent=True,
+)
+
+NEIGHBORS: Final = ToolSpec(
+    name="neighbors",
+    title="Follow a memory's links",
+    description=(
+        "List the links around one memory: its own links to other memories (outbound) and "
+        "other memories' links to it (inbound), each with its relation (fixes, caused_by, "
+        "contradicts, supports…), class, direction and the linked memory's title. Use it to "
+        "find the fix for a failure, the cause of an incident, or what contradicts a fact. "
+        "depth walks further out; a memory met at one hop is not listed again. "
+        'Example: {"path": "areas/inbox/linker-fails-on-stale-objects.html", "depth": 2}'
+    ),
+    params=(
+        Param(
+            name="path",
+            kind="string",
+            required=True,
+            non_blank=True,
+            description="The memory's path inside the store, e.g. areas/inbox/some-fact.html.",
+        ),
+        Param(
+            name="depth",
+            kind="integer",
+            default=1,
+            minimum=1,
+            maximum=3,
+            description="Hops to walk out from the memory.",
+        ),
+        Param(
+            name="relation",
+            kind="strings",
+            choices=ALL_RELS,
+            description="Follow only these relations. Default: every relation.",
+        ),
+    ),
+    response_type="memory.neighbors",
+    output_keys=shaping.NEIGHBORS_KEYS,
+    read_only=True,
     idempotent=True,
 )
 
@@ -234,4 +283,4 @@ DOCTOR: Final = ToolSpec(
     read_only=False,
 )
 
-READ_TOOLS: Final = (SEARCH, RECALL, READ, LIST, INDEX_STATUS, DOCTOR)
+READ_TOOLS: Final = (SEARCH, RECALL, READ, NEIGHBORS, LIST, INDEX_STATUS, DOCTOR)

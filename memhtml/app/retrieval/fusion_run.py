@@ -1,8 +1,9 @@
 """Planning one fused ranking from a query, and asking the rank store for it.
 
-The query text has three consumers and all of them are here: the full-text terms, the query
-vector, and (after fusion) polarity. A missing input (no query terms, no usable query vector, no
-state plane) drops its arm and never fails the query (seed 000 §4).
+The query text has four consumers and all of them are here: the full-text terms, the query
+vector, the entities it names, and (after fusion) polarity. A missing input (no query terms, no
+usable query vector, no state plane, no entity named) drops its arm and never fails the query
+(seed 000 §4).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import logging
 import attrs
 
 from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
-from memhtml.domain.fusion import ArmNeed, Fused, active_arms
-from memhtml.domain.scope import SearchScope
+from memhtml.domain.fusion import ArmNeed, Fused, active_arms, selected_arm_names
+from memhtml.domain.scope import SearchScope, ascii_fold
 from memhtml.domain.snippets import vector_coverage
 from memhtml.domain.vectors import pack_f32
 from memhtml.ports.clock import Clock
@@ -78,9 +80,12 @@ class FusionPlanner:
             if wants_vector and coverage >= self.coverage_floor
             else None
         )
+        entities = self._query_entities(query, scope, options)
         available = {ArmNeed.QUERY_TERMS} if terms else set()
         if vector is not None:
             available.add(ArmNeed.QUERY_VECTOR)
+        if entities:
+            available.add(ArmNeed.QUERY_ENTITIES)
         if self.ranks.has_state:
             available.add(ArmNeed.STATE)
         arms = active_arms(available, selection=options.arms)
@@ -109,6 +114,7 @@ class FusionPlanner:
                 vector_max_distance=None
                 if options.vector_floor is None
                 else 1.0 - options.vector_floor,
+                entities=entities if any(arm.name == "entity" for arm in arms) else (),
             )
         )
         names = tuple(arm.name for arm in arms)
@@ -120,6 +126,20 @@ class FusionPlanner:
             model=model,
             query_vector=vector,
         )
+
+    def _query_entities(
+        self, query: str, scope: SearchScope, options: RankingOptions
+    ) -> tuple[str, ...]:
+        """The entity keys the query names: the scope's ``--entity`` and every known name, tag or
+        alias in its text (longest first); none when the entity arm is not selected."""
+        if "entity" not in selected_arm_names(options.arms):
+            return ()
+        surfaces = query_surfaces(query)
+        known = self.ranks.entity_keys_named(surfaces) if surfaces else {}
+        keys = set(match_entities(query, known))
+        if scope.entity is not None:
+            keys.add(ascii_fold(scope.entity))
+        return tuple(sorted(keys))
 
     def _query_vector(self, query: str, model: str | None) -> Vector | None:
         embedder = self.embedder

@@ -1,8 +1,9 @@
 """``RetrievalPipeline``: the :class:`memhtml.ports.retrieval.Retrieval` service.
 
-search = plan → fused ranks (storage) → candidate rows → polarity → MMR → snippets and
-entities; recall = plan → fused ranks → rows → polarity → the disclosure fold. Both share the
-plan and the polarity step, so a ranking change cannot reach one and miss the other.
+search = plan → fused ranks (storage) → candidate rows → authority → polarity → MMR → snippets
+and entities; recall = plan → fused ranks → rows → authority → polarity → the disclosure fold.
+Both share the plan, authority and the polarity step, so a ranking change cannot reach one and
+miss the other.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.app.retrieval.authority_step import authority_step
 from memhtml.app.retrieval.diversity import diversify
 from memhtml.app.retrieval.fusion_run import FusionPlanner, FusionRun
 from memhtml.app.retrieval.polarity_pool import polarity_pool
@@ -66,12 +68,13 @@ class RetrievalPipeline:
             request.query, request.scope, request.options, request.limit * MMR_POOL_FACTOR
         )
         rows = self.candidates.candidate_rows([f.path for f in run.fused], run.model)
-        pool = polarity_pool(run.fused, rows, request.query, similarity=self.similarity)
-        picked = diversify(pool, run.fused, request.options, request.limit)
+        ranked = authority_step(run.fused, rows, request.options)
+        pool = polarity_pool(ranked.fused, rows, request.query, similarity=self.similarity)
+        picked = diversify(pool, ranked.fused, request.options, request.limit)
         paths = [p.path for p in picked]
         snippets = self._snippets(paths, run)
         entities = self.candidates.entity_refs(paths) if paths else {}
-        ranks = {f.path: f.ranks for f in run.fused}
+        fused = {f.path: f for f in run.fused}
         hits = tuple(
             SearchHit(
                 path=p.path,
@@ -84,7 +87,9 @@ class RetrievalPipeline:
                 snippet=truncate_snippet(snippets.get(p.path, "")),
                 entities=tuple(sorted(entities.get(p.path, ()))),
                 superseded_by=rows[p.path].superseded_by,
-                ranks=ranks[p.path],
+                ranks=fused[p.path].ranks,
+                via=fused[p.path].via,
+                authority=ranked.adjustments.get(p.path),
             )
             for p in picked
         )
@@ -107,7 +112,8 @@ class RetrievalPipeline:
         """The top 30 post-polarity candidates folded into a pack; arcs under their own budget."""
         run = self.planner.run(request.query, request.scope, request.options, RECALL_CANDIDATES)
         rows = self.candidates.candidate_rows([f.path for f in run.fused], run.model)
-        scored = polarity_pool(run.fused, rows, request.query, similarity=self.similarity).scored
+        ranked = authority_step(run.fused, rows, request.options).fused
+        scored = polarity_pool(ranked, rows, request.query, similarity=self.similarity).scored
         paths = [s.path for s in scored]
         entities = self.candidates.entity_refs(paths) if paths else {}
         pack = fold_recall_pack(

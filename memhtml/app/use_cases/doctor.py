@@ -143,7 +143,9 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
             f"vector coverage is low: {coverage_reason(coverage.embeddings, coverage.chunks)}"
         )
     healthy = (
-        not (dangling or orphans or unparseable or low or not index_fresh or not matches)
+        not (dangling or orphans or unparseable or low)
+        and index_fresh
+        and matches
         and ports.has_state
         and not needs_attention(ports.recovery)
     )

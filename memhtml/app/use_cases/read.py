@@ -16,6 +16,7 @@ from memhtml.app.use_cases.freshness import ensure_fresh
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import InvalidInput, MemhtmlError, NotFound
 from memhtml.domain.findings import Finding
+from memhtml.domain.instants import instant_ms
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.paths import is_archived_path, is_indexable_path
 from memhtml.domain.placement import repo_path
@@ -25,6 +26,7 @@ from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort, PathRefused
 from memhtml.ports.indexer import Indexer
+from memhtml.ports.link_graph import LinkGraph
 from memhtml.ports.memory_parser import MemoryParser
 from memhtml.ports.recorder import LINK_KINDS, LinkKind, Recorder, SessionLink
 from memhtml.ports.retrieval import Retrieval
@@ -49,6 +51,7 @@ class ReadPorts:
         clock: Stamps session links.
         parse: Memory file bytes to ``MemoryDoc``.
         embed: Whether the freshness update embeds new chunks.
+        links: The index's edges, for the memory's inbound links; ``None`` reads none.
         vector_floor: The coverage under which search drops the vector arm, for the reason
             a degraded result gives.
     """
@@ -60,6 +63,7 @@ class ReadPorts:
     clock: Clock
     parse: MemoryParser
     embed: bool
+    links: LinkGraph | None = None
     vector_floor: float = VECTOR_COVERAGE_FLOOR
 
 
@@ -69,6 +73,16 @@ class ReadLink:
 
     rel: str
     href: str
+
+
+@attrs.frozen(kw_only=True)
+class InboundLink:
+    """Another memory's link to this one, as the index holds it: its source as an href
+    (``/path``), the relation, and whether sleep mined it rather than an author writing it."""
+
+    rel: str
+    href: str
+    derived: bool
 
 
 @attrs.frozen(kw_only=True)
@@ -117,6 +131,7 @@ class ReadResult:
         entities: ``type:name`` references, as the file lists them.
         tags: The file's tags.
         links: Authored edges.
+        inbound_links: Other memories' links to this one, by source then relation.
         gist: The claim.
         body: The article's text.
         html: The article's inner HTML, verbatim from the file.
@@ -124,6 +139,9 @@ class ReadResult:
         warnings: Non-blocking format findings.
         sessions: The agent sessions linked to this memory, this read's included.
         index_fresh, index_update_ms: See :class:`memhtml.app.use_cases.freshness.Freshness`.
+        known_at_commit: With ``--known-at``, the commit whose tree answered (the last at or
+            before the instant); else ``None``. Such a read does not consult the index, so
+            ``index_fresh`` is true and ``index_update_ms`` 0.
     """
 
     path: str
@@ -140,6 +158,8 @@ class ReadResult:
     sessions: tuple[SessionTouch, ...]
     index_fresh: bool
     index_update_ms: float
+    inbound_links: tuple[InboundLink, ...] = ()
+    known_at_commit: str | None = None
 
 
 def present_metas(doc: MemoryDoc) -> tuple[tuple[str, MetaValue], ...]:
@@ -171,6 +191,7 @@ def present_metas(doc: MemoryDoc) -> tuple[tuple[str, MetaValue], ...]:
         ("needsRevision", True if doc.needs_revision else None),
         ("taskStatus", doc.task_status),
         ("dueAt", doc.due_at),
+        ("pinned", True if doc.pinned else None),
     ]
     return tuple((name, value) for name, value in pairs if value is not None)
 
@@ -196,8 +217,14 @@ def read_with(
     session_id: str | None = None,
     prompt_id: str | None = None,
     turn_uuid: str | None = None,
+    known_at: str | None = None,
 ) -> ReadResult:
     """Read one memory from the working tree, bump it (neutral, cooldown applies), link it.
+
+    With ``known_at`` the memory is read as the store knew it then instead: the file's bytes in
+    the tree of the last commit at or before that instant (transaction time, not ``--as-of``'s
+    valid time). Such a read is history, so it bumps nothing, links no session, and lists no
+    inbound links or sessions (the index holds today's, not those of then).
 
     Order: freshness first, so the bump finds the row of a file written a moment ago; then the
     file; then the bump; then a ``read`` session link when a session is named. A bump or a link
@@ -207,15 +234,19 @@ def read_with(
         ports: The collaborators.
         raw_path: The memory's path; a leading ``/`` is stripped.
         session_id, prompt_id, turn_uuid: Who is reading, for the session link.
+        known_at: A normalised UTC stamp (``domain/user_instants``): read the file as of then.
 
     Raises:
-        InvalidInput: The path could leave the repository.
-        NotFound: No memory file at the path.
+        InvalidInput: The path could leave the repository, or ``known_at`` is unreadable.
+        NotFound: No memory file at the path (at ``known_at``: none in that commit's tree, or
+            no commit that old).
         InvalidMemory: The file fails to parse.
     """
     path = repo_path(raw_path, "path")
     if not is_indexable_path(path):
         raise NotFound(f"no memory at {path}")
+    if known_at is not None:
+        return _read_known_at(ports, path, known_at)
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
     data = _working_file(ports.git, path)
     doc = ports.parse(data)
@@ -237,6 +268,38 @@ def read_with(
         sessions=_sessions(ports.recorder, path),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
+        inbound_links=_inbound(ports.links, path),
+    )
+
+
+def _read_known_at(ports: ReadPorts, path: str, known_at: str) -> ReadResult:
+    """The file at ``path`` in the tree of the last commit at or before ``known_at``."""
+    ms = instant_ms(known_at)
+    if ms is None:
+        raise InvalidInput("--known-at must be an ISO date or date-time")
+    commit = ports.git.commit_at(ms // 1000)
+    entries = [] if commit is None else ports.git.list_tree(commit, [path])
+    blob = next((entry.blob_sha for entry in entries if entry.path == path), None)
+    if commit is None or blob is None:
+        raise NotFound(f"no memory at {path} at {known_at}")
+    data = ports.git.read_blobs([blob])[blob]
+    doc = ports.parse(data)
+    return ReadResult(
+        path=path,
+        title=doc.title,
+        metas=present_metas(doc),
+        entities=tuple(entity.ref for entity in doc.entities),
+        tags=doc.tags,
+        links=tuple(ReadLink(rel=link.rel, href=f"/{link.target}") for link in doc.links),
+        gist=doc.gist,
+        body=doc.body_text,
+        html=article_inner_html(data.decode("utf-8", errors="replace")),
+        archived=is_archived_path(path),
+        warnings=doc.warnings,
+        sessions=(),
+        index_fresh=True,
+        index_update_ms=0.0,
+        known_at_commit=commit,
     )
 
 
@@ -265,6 +328,17 @@ def record_session_link(
         ports.recorder.record_session_links(links)
     except MemhtmlError as error:
         logger.warning("session links were not recorded (%s)", error)
+
+
+def _inbound(links: LinkGraph | None, path: str) -> tuple[InboundLink, ...]:
+    """Links whose target is ``path``; the memory's own links are ``links``, from the file."""
+    if links is None:
+        return ()
+    return tuple(
+        InboundLink(rel=link.rel, href=f"/{link.src}", derived=link.derived)
+        for link in links.links_touching([path])
+        if link.dst == path
+    )
 
 
 def _sessions(recorder: Recorder, path: str) -> tuple[SessionTouch, ...]:

@@ -17,9 +17,10 @@ from tests.contract.storage.harness import DIM, NOW, Memory, write
 EMBEDDER = HashingEmbedder(DIM)
 WORDS = (
     "invoice", "export", "ledger", "pool", "cache", "runs", "nightly", "retry", "merge", "not",
-    "tokens", "sasha", "checkout", "queue", "drain", "the", "is",
+    "tokens", "sasha", "checkout", "queue", "drain", "the", "is", "api", "ops",
 )  # fmt: skip
 FOLDERS = ("areas/inbox", "projects/alpha", "resources/billing", "archive/2026/areas/inbox")
+RELS = ("supports", "supersedes", "fixes", "caused_by", "contradicts")
 TYPES = ("semantic", "procedural", "episodic", "error_pattern", "task")
 STAMPS = (
     "2026-08-01T00:00:00Z",
@@ -35,20 +36,23 @@ sentences = st.lists(st.sampled_from(WORDS), min_size=1, max_size=7).map(
 
 @st.composite
 def memories(draw: st.DrawFn) -> tuple[Memory, ...]:
-    """Up to 9 memories with distinct paths and distinct active contents."""
+    """Up to 9 memories with distinct paths and distinct active contents, linked among
+    themselves (and once in a while to a path no memory holds)."""
     count = draw(st.integers(1, 9))
+    folders = [draw(st.sampled_from(FOLDERS)) for _ in range(count)]
+    paths = [f"{folder}/m{i}.html" for i, folder in enumerate(folders)]
+    targets = [*paths, "areas/inbox/gone.html"]
     found: list[Memory] = []
     claims: set[str] = set()
-    for i in range(count):
+    for i, path in enumerate(paths):
         claim = draw(sentences)
-        folder = draw(st.sampled_from(FOLDERS))
         memory_type = draw(st.sampled_from(TYPES))
         if claim in claims:
             claim = f"{claim[:-1]} {i}."
         claims.add(claim)
         found.append(
             Memory(
-                path=f"{folder}/m{i}.html",
+                path=path,
                 claim=claim,
                 title=draw(sentences)[:-1],
                 memory_type=memory_type,
@@ -57,14 +61,14 @@ def memories(draw: st.DrawFn) -> tuple[Memory, ...]:
                 entities=tuple(
                     draw(st.lists(st.sampled_from(("person:sasha", "service:api")), max_size=2))
                 ),
+                aliases=tuple(
+                    draw(st.lists(st.sampled_from(("the ledger", "checkout queue")), max_size=1))
+                ),
                 links=tuple(
                     draw(
                         st.lists(
-                            st.tuples(
-                                st.sampled_from(("supports", "supersedes")),
-                                st.sampled_from([f"areas/inbox/m{j}.html" for j in range(9)]),
-                            ),
-                            max_size=2,
+                            st.tuples(st.sampled_from(RELS), st.sampled_from(targets)),
+                            max_size=3,
                             unique=True,
                         )
                     )

@@ -56,6 +56,7 @@ class Memory:
     body: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
     links: tuple[tuple[str, str], ...] = ()
     updated_at: str = "2026-09-02T00:00:00Z"
     event_at: str | None = None
@@ -72,6 +73,7 @@ class Memory:
             body=self.body,
             tags=self.tags,
             entities=self.entities,
+            aliases=self.aliases,
             links=tuple(Link(rel, target) for rel, target in self.links),
             event_at=self.event_at,
             task_status="todo" if self.memory_type == "task" else None,

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
 from memhtml.domain.fusion import RANK_ARMS, ArmSpec, Fused
 from memhtml.domain.reinforce import Signal
-from memhtml.domain.scope import SearchScope
+from memhtml.domain.scope import SearchScope, ascii_fold
 from memhtml.ports.rank_store import FusionQuery
 from memhtml.ports.storage import Storage
 from tests.contract.storage.corpora import (
@@ -71,13 +73,29 @@ def fusion_query(
     )
 
 
+def with_entities(storage: Storage, text: str, query: FusionQuery) -> FusionQuery:
+    """``query`` with the entities ``text`` names in ``storage`` (and the scope's), as the
+    planner finds them; without any, the entity arm does not fire."""
+    known = storage.ranks.entity_keys_named(query_surfaces(text))
+    keys = set(match_entities(text, known))
+    if query.scope.entity is not None:
+        keys.add(ascii_fold(query.scope.entity))
+    if keys:
+        return attrs.evolve(query, entities=tuple(sorted(keys)))
+    return attrs.evolve(query, arms=tuple(a for a in query.arms if a.name != "entity"))
+
+
 def fused_on(
-    kind: str, corpus: Sequence[Memory], replays: Sequence[Reinforcement], query: FusionQuery
+    kind: str,
+    corpus: Sequence[Memory],
+    replays: Sequence[Reinforcement],
+    query: FusionQuery,
+    text: str = "",
 ) -> tuple[Fused, ...]:
-    """The fused ranks one backend gives for ``query`` over ``corpus``."""
+    """The fused ranks one backend gives for ``query`` (whose text is ``text``) over ``corpus``."""
     with open_backend(kind) as storage:
         populate(storage, corpus, replays)
-        return storage.ranks.fused_ranks(query)
+        return storage.ranks.fused_ranks(with_entities(storage, text, query))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -116,7 +134,7 @@ def test_every_backend_fuses_the_same_ranks(
         prior_bound=prior_bound,
         vector_max_distance=vector_max_distance,
     )
-    sqlite, memory = (fused_on(kind, corpus, replays, plan) for kind in BACKENDS)
+    sqlite, memory = (fused_on(kind, corpus, replays, plan, query) for kind in BACKENDS)
     assert [(f.path, f.ranks) for f in sqlite] == [(f.path, f.ranks) for f in memory]
     assert all(abs(a.score - b.score) <= 1e-9 for a, b in zip(sqlite, memory, strict=True))
 

@@ -15,6 +15,7 @@ DOCTOR_KEYS: Final = (
     "root",
     "healthy",
     "dangling",
+    "contradictions",
     "orphanAccessRows",
     "inboxDepth",
     "inboxCrowded",

@@ -37,6 +37,7 @@ FLAG_NAMES: Final = (
     "mmr_lambda",
     "mmr_relevance",
     "mmr_text",
+    "authority",
     "prior_bound",
 )
 
@@ -80,7 +81,11 @@ def ranking_options(command: F) -> F:
     decorators = [
         click.option(
             "--arms",
-            help="Comma-separated arms to run: " + ",".join(arm.name for arm in RANK_ARMS) + ".",
+            help="Comma-separated arms to run: "
+            + ",".join(arm.name for arm in RANK_ARMS)
+            + " (default: every arm but "
+            + ", ".join(arm.name for arm in RANK_ARMS if not arm.default)
+            + ", which run only when named).",
         ),
         click.option(
             "--gate-priors/--no-gate-priors",
@@ -95,7 +100,8 @@ def ranking_options(command: F) -> F:
             help="The reciprocal rank fusion constant.",
         ),
         click.option(
-            "--weights", help="Per-arm weights, e.g. fts=1,vector=0.5,recency=0.5,salience=0.4."
+            "--weights",
+            help="Per-arm weights, e.g. fts=1,vector=0.5,entity=1,graph=0.5.",
         ),
         click.option(
             "--fts-stopwords/--no-fts-stopwords",
@@ -143,6 +149,12 @@ def ranking_options(command: F) -> F:
             show_default=True,
             help="Compare memories without a vector by their words during MMR.",
         ),
+        click.option(
+            "--authority/--no-authority",
+            default=False,
+            show_default=True,
+            help="Move near-ties by memory kind, importance, confidence, pin and tags (±10 %).",
+        ),
     ]
     wrapped: Any = with_ranking
     for decorator in reversed(decorators):
@@ -163,6 +175,7 @@ def ranking_from(
     mmr_relevance: str,
     mmr_text: bool,
     prior_bound: float | None,
+    authority: bool = False,
 ) -> RankingOptions:
     """The flags as one ``RankingOptions``.
 
@@ -182,6 +195,7 @@ def ranking_from(
         mmr_lambda=mmr_lambda,
         mmr_relevance=mmr_relevance,
         mmr_text=mmr_text,
+        authority=authority,
         prior_bound=prior_bound,
     )
 

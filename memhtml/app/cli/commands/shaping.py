@@ -160,6 +160,8 @@ HIT_KEYS: Final = (
     "entities",
     "supersededBy",
     "ranks",
+    "via",
+    "authority",
 )
 RECALL_KEYS: Final = (
     "arcs",
@@ -180,12 +182,14 @@ DETAIL_KEYS: Final = (
     "entities",
     "tags",
     "links",
+    "inboundLinks",
     "gist",
     "body",
     "html",
     "archived",
     "warnings",
     "sessions",
+    "knownAtCommit",
     *FRESHNESS_KEYS,
 )
 LIST_KEYS: Final = ("files", "nextCursor", *FRESHNESS_KEYS)
@@ -202,6 +206,17 @@ LISTED_KEYS: Final = (
     "updatedAt",
 )
 REINFORCED_KEYS: Final = ("bumped", "cooledDown", "signal")
+NEIGHBORS_KEYS: Final = ("path", "depth", "relations", "links", *FRESHNESS_KEYS)
+NEIGHBOR_KEYS: Final = (
+    "path",
+    "rel",
+    "edgeClass",
+    "direction",
+    "depth",
+    "fromPath",
+    "title",
+    "memoryType",
+)
 
 
 def pairs_object(value: object) -> dict[str, object]:
@@ -255,6 +270,13 @@ def detail_data(result: object) -> Data:
     """``memory.detail`` data; ``metas`` becomes one object of the present metas."""
     data = shaped(result, DETAIL_KEYS)
     data["metas"] = pairs_object(getattr(result, "metas", ()))
+    return data
+
+
+def neighbors_data(result: object) -> Data:
+    """``memory.neighbors`` data: the walk's settings and its links in order."""
+    data = shaped(result, NEIGHBORS_KEYS)
+    data["links"] = _objects(data["links"], NEIGHBOR_KEYS)
     return data
 
 

@@ -115,6 +115,7 @@ def init(remote_url: str | None) -> CommandResult:
     "in conflicts, fail (ERR_FACT_CONFLICT, nothing written), or supersede (archive the older "
     "one, linked by supersedes, in the same commit).",
 )
+@click.option("--pin", is_flag=True, help="Pin it: search favours it in a close contest.")
 @emits(
     "memory.written",
     examples=(
@@ -141,6 +142,7 @@ def write(
     prompt_id: str | None,
     turn_uuid: str | None,
     on_conflict: str,
+    pin: bool,
 ) -> CommandResult:
     """Write one memory as one commit, or report the active memory that already holds it."""
     from memhtml.domain.write_requests import WriteRequest, checked
@@ -165,6 +167,7 @@ def write(
             session_id=session_id,
             prompt_id=prompt_id,
             turn_uuid=turn_uuid,
+            pinned=pin,
         )
     )
     with open_here() as store:

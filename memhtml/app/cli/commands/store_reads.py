@@ -1,4 +1,4 @@
-"""The store commands that read or only touch the state plane: read, list, reinforce.
+"""The store commands that read or only touch the state plane: read, list, neighbors, reinforce.
 
 Split from ``store.py`` (the committing commands) to keep each module about one thing; both
 are part of CLI.md's "store" group.
@@ -16,7 +16,7 @@ from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets,
 from memhtml.app.cli.environment import ENV_SESSION_ID
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.reinforce import Signal
-from memhtml.domain.vocabulary import PARA_BUCKETS
+from memhtml.domain.vocabulary import ALL_RELS, PARA_BUCKETS
 
 DEFAULT_LIST_LIMIT: Final = 50
 MAX_LIST_LIMIT: Final = 500
@@ -24,8 +24,8 @@ SIGNALS: Final = tuple(signal.value for signal in Signal)
 
 
 def register(group: click.Group) -> None:
-    """Add read, list and reinforce to ``group``."""
-    for command in (read, list_command, reinforce):
+    """Add read, list, neighbors and reinforce to ``group``."""
+    for command in (read, list_command, neighbors, reinforce):
         group.add_command(command)
 
 
@@ -34,13 +34,58 @@ def register(group: click.Group) -> None:
 @click.option(
     "--session-id", envvar=ENV_SESSION_ID, help="Session reading it (files a session link)."
 )
-@emits("memory.detail", examples=("memhtml read resources/billing/invoice-export.html",))
-def read(path: str, session_id: str | None) -> CommandResult:
-    """Show one memory's fields and article; archived paths are allowed. Bumps its salience."""
+@click.option(
+    "--known-at",
+    help="Read it as the store knew it then: the file in the last commit at or before this "
+    "ISO date or date-time (no salience bump).",
+)
+@emits(
+    "memory.detail",
+    examples=(
+        "memhtml read resources/billing/invoice-export.html",
+        "memhtml read resources/billing/invoice-export.html --known-at 2026-09-01",
+    ),
+)
+def read(path: str, session_id: str | None, known_at: str | None) -> CommandResult:
+    """Show one memory's fields and article; archived paths are allowed. Bumps its salience,
+    except with --known-at, which reads the file as it was committed then."""
+    from memhtml.domain.user_instants import normalize_user_instant
 
+    stamp = None if known_at is None else normalize_user_instant(known_at, "--known-at")
     with open_here() as store:
-        result = store.read(path, session_id=session_id)
+        result = store.read(path, session_id=session_id, known_at=stamp)
     return "memory.detail", shaping.detail_data(result)
+
+
+@click.command("neighbors")
+@click.argument("path", help="The memory's repo path (a leading / is allowed).")
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 3),
+    default=1,
+    show_default=True,
+    help="Hops to walk; a memory reached at one hop is not listed again further out.",
+)
+@click.option(
+    "--relation",
+    "relations",
+    type=click.Choice(ALL_RELS),
+    multiple=True,
+    help="Follow only this relation (repeatable); default every relation.",
+)
+@emits(
+    "memory.neighbors",
+    examples=(
+        "memhtml neighbors areas/inbox/linker-fails-on-stale-objects.html",
+        "memhtml neighbors resources/deploy/release-procedure.html --depth 2 --relation fixes",
+    ),
+)
+def neighbors(path: str, depth: int, relations: tuple[str, ...]) -> CommandResult:
+    """List a memory's outbound and inbound links with their relation and class, out to
+    --depth hops. No salience bump."""
+    with open_here() as store:
+        result = store.neighbors(path, depth=depth, relations=relations or None)
+    return "memory.neighbors", shaping.neighbors_data(result)
 
 
 @click.command("list")

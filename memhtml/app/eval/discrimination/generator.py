@@ -44,8 +44,11 @@ ARCHIVE_EVERY: Final = 6
 PART_OF_EVERY: Final = 4
 AUTHORED_EVERY: Final = 11
 PARTNER_AHEAD: Final = 12
-PARTNER_RELS: Final[tuple[str, ...]] = tuple(r for r in MEMORY_RELS if r != "supersedes")
-"""The cycling partner relation; ``supersedes`` is kept for the archive tier's own edges."""
+PARTNER_RELS: Final[tuple[str, ...]] = tuple(
+    r for r in MEMORY_RELS if r not in ("supersedes", "fixes")
+)
+"""The cycling partner relation; ``supersedes`` is kept for the archive tier's own edges, and
+``fixes`` (issue 15) for its own probe family, so the base fixture is what it was before."""
 SERVICE_ENTITY: Final = "service:{workspace}"
 TYPE_DIRS: Final[dict[str, str]] = {
     "episodic": "projects/{workspace}/log",

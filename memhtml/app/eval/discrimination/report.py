@@ -55,6 +55,7 @@ def ranking_data(config: GateConfig) -> dict[str, object]:
         "weights": dict(options.weights),
         "ftsStopwords": options.fts_stopwords,
         "ftsTokenizer": config.fts_tokenizer,
+        "authority": options.authority,
     }
 
 

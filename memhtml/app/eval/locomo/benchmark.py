@@ -107,6 +107,8 @@ def search_argv(root: str, question: str, config: RunConfig) -> list[str]:
         argv.append("--gate-priors")
     if options.fts_stopwords:
         argv.append("--fts-stopwords")
+    if options.authority:
+        argv.append("--authority")
     return argv
 
 

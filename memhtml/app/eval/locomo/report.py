@@ -112,6 +112,7 @@ def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[st
             "mmrText": config.options.mmr_text,
             "priorBound": config.options.prior_bound,
             "ftsTokenizer": config.fts_tokenizer,
+            "authority": config.options.authority,
             "conversations": config.conversations
             if not isinstance(config.conversations, tuple)
             else list(config.conversations),
