@@ -30,8 +30,11 @@ Recall@10 from 0.461 to 0.552 and session MRR from 0.584 to 0.664, and the discr
 still passed every seed 1-20 (DECISIONS 12 allows the switch once our own harness shows it).
 """
 
-PRIOR_BOUND: Final[float | None] = None
-"""The default prior bound (:func:`fuse`): ``None`` adds recency and salience as arms."""
+PRIOR_BOUND: Final[float | None] = 0.04
+"""The default prior bound (:func:`fuse`): recency and salience order and break ties among the
+query arms' candidates, worth at most 4 % of a score, and never lift a memory no query arm
+found. Below ``1 / (RRF_K + 1)`` (0.0476), so a memory every query arm ranked first stays
+first (docs/ranking.md §10; LoCoMo, BENCHMARKS.md issue 13). ``None`` adds them as arms."""
 
 DEFAULT_ARM_LIMIT: Final = 40
 """How many candidates each arm contributes before fusion (every arm's SQL ``LIMIT``)."""
@@ -89,7 +92,7 @@ class ArmSpec:
 
 RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
     ArmSpec(name="fts", weight=1.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
-    ArmSpec(name="context", weight=1.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
+    ArmSpec(name="context", weight=2.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
     ArmSpec(name="vector", weight=0.5, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_VECTOR})),
     ArmSpec(name="recency", weight=0.5, kind=ArmKind.PRIOR, needs=frozenset()),
     ArmSpec(name="salience", weight=0.4, kind=ArmKind.PRIOR, needs=frozenset({ArmNeed.STATE})),
