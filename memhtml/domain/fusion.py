@@ -237,7 +237,8 @@ def fuse(
             query arms' sum times ``1 + prior_bound × p / p_max``, where ``p`` is the priors'
             sum and ``p_max`` what every fired prior's rank 1 would give. A candidate no query
             arm ranked scores 0. With ``prior_bound < 1 / (k + 1)`` a memory ranked first by
-            every query arm stays first whatever the priors say.
+            every query arm stays first whatever the priors say. When no query arm fired
+            the priors are added as without a bound.
 
     Returns:
         The fused candidates by score descending, then path ascending (plain ``str`` order);
@@ -270,6 +271,9 @@ def fuse(
         path for arm in fired if arm.kind is ArmKind.QUERY for path in rankings[arm.name]
     }
     gated = gate_priors and any(arm.kind is ArmKind.QUERY for arm in fired)
+    # Like the gate: with no query arm firing there is nothing to bound, and zeroing every
+    # score would order the priors' candidates by path; they are added instead.
+    bounding = prior_bound is not None and any(arm.kind is ArmKind.QUERY for arm in fired)
 
     scores: dict[str, float] = {}
     prior_sums: dict[str, float] = {}
@@ -279,13 +283,13 @@ def fuse(
         paths = rankings[arm.name]
         if gated and arm.kind is ArmKind.PRIOR:
             paths = [path for path in paths if path in query_found]
-        bounded_prior = prior_bound is not None and arm.kind is ArmKind.PRIOR
+        bounded_prior = bounding and arm.kind is ArmKind.PRIOR
         sums = prior_sums if bounded_prior else scores
         for position, path in enumerate(paths):
             rank = position + 1
             sums[path] = sums.get(path, 0.0) + weight / (rank + k)
             ranks.setdefault(path, []).append((arm.name, rank))
-    if prior_bound is not None:
+    if bounding and prior_bound is not None:
         scores = _bounded(scores, prior_sums, prior_bound, prior_ceiling(fired, overrides, k))
 
     query_names = {arm.name for arm in fired if arm.kind is ArmKind.QUERY}

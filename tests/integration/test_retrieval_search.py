@@ -200,7 +200,8 @@ def test_polarity_puts_the_twin_that_agrees_with_the_query_first(db: Database) -
 
 
 def test_hits_come_in_mmr_order(db: Database) -> None:
-    """A near-copy of the top hit yields its place to a different memory (λ = 0.5)."""
+    """With MMR on (λ = 0.5, over the rank), a near-copy of the top hit yields its place to a
+    different memory."""
     same, other = EMBEDDER.embed_query("alpha"), EMBEDDER.embed_query("omega zulu")
     rows = [
         MemoryRow(path="areas/a.html", fts_text="k k k", chunks=(ChunkRow(text="a", vector=same),)),
@@ -208,7 +209,8 @@ def test_hits_come_in_mmr_order(db: Database) -> None:
         MemoryRow(path="areas/c.html", fts_text="k", chunks=(ChunkRow(text="c", vector=other),)),
     ]
     _load(db, rows)
-    hits = _search(db, "k", options=RankingOptions(arms=("fts",)))
+    mmr = RankingOptions(arms=("fts",), mmr_lambda=0.5, mmr_relevance="rank")
+    hits = _search(db, "k", options=mmr)
     assert ["areas/a.html", "areas/c.html", "areas/b.html"] == [h.path for h in hits]
 
 

@@ -321,6 +321,7 @@ def test_bounded_priors_never_lift_a_memory_without_query_evidence(
     rankings: dict[str, list[str]],
 ) -> None:
     """Prior-only candidates score 0 under a bound, below every query match."""
+    assume(any(a.kind is ArmKind.QUERY and a.name in rankings for a in RANK_ARMS))
     queried = {p for a in RANK_ARMS if a.kind is ArmKind.QUERY for p in rankings.get(a.name, [])}
     fused = fuse(rankings, prior_bound=0.04)
     seen_prior_only = False
@@ -330,3 +331,9 @@ def test_bounded_priors_never_lift_a_memory_without_query_evidence(
         else:
             seen_prior_only = True
             assert 0.0 == item.score
+
+
+@given(rankings=ranked_lists([a.name for a in RANK_ARMS if a.kind is ArmKind.PRIOR]))
+def test_a_bound_without_any_query_arm_adds_the_priors(rankings: dict[str, list[str]]) -> None:
+    """With only priors firing there is nothing to bound: the fold is the unbounded one."""
+    assert fuse(rankings) == fuse(rankings, prior_bound=0.04)

@@ -354,9 +354,10 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
         return f"coalesce({weight} / ({_cte(arm)}.rank + {k}), 0.0)"
 
     score = "0.0 + " + " + ".join(term(arm) for arm in plan.arms)
-    if plan.prior_bound is not None:
+    query = [arm for arm in plan.arms if arm.kind is ArmKind.QUERY]
+    # With no query arm firing the bound has nothing to bound: the priors are added (fuse).
+    if plan.prior_bound is not None and query:
         priors = [arm for arm in plan.arms if arm.kind is ArmKind.PRIOR]
-        query = [arm for arm in plan.arms if arm.kind is ArmKind.QUERY]
         query_sum = "0.0" + "".join(f" + {term(arm)}" for arm in query)
         prior_max = prior_ceiling(priors, weights, plan.rrf_k)
         score = f"({query_sum})"
