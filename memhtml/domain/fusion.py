@@ -92,7 +92,7 @@ class ArmSpec:
 
 RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
     ArmSpec(name="fts", weight=1.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
-    ArmSpec(name="context", weight=2.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
+    ArmSpec(name="context", weight=1.0, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_TERMS})),
     ArmSpec(name="vector", weight=0.5, kind=ArmKind.QUERY, needs=frozenset({ArmNeed.QUERY_VECTOR})),
     ArmSpec(name="recency", weight=0.5, kind=ArmKind.PRIOR, needs=frozenset()),
     ArmSpec(name="salience", weight=0.4, kind=ArmKind.PRIOR, needs=frozenset({ArmNeed.STATE})),

@@ -47,7 +47,7 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
     (docs/ranking.md §2.5); then the opt-in entity and graph arms (issue 15) at 1 and 0.5."""
     expected = [
         ("fts", 1.0),
-        ("context", 2.0),
+        ("context", 1.0),
         ("vector", 0.5),
         ("recency", 0.5),
         ("salience", 0.4),
