@@ -60,7 +60,7 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
         "0005_frame_keys.sql",
         "0006_arms.sql",
     )
-    assert (5, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    assert (6, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")

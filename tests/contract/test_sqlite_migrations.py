@@ -194,4 +194,4 @@ def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_pat
         after = (db.newly_applied, SqliteIndexStore(db).frame_key_rule())
     with Database.open(tmp_path / "fresh.db") as db:
         fresh = SqliteIndexStore(db).frame_key_rule()
-    assert (4, ("0005_frame_keys.sql",), "", "") == (before, *after, fresh)
+    assert (4, ("0005_frame_keys.sql", "0006_arms.sql"), "", "") == (before, *after, fresh)

@@ -152,6 +152,10 @@ def fresh_projection_writes(projections: Sequence[FileProjection]) -> list[Write
             [(p.row.path, e.type, e.name) for p in projections for e in p.entities],
         ),
         WriteMany(
+            INSERT_ENTITY_TERM_SQL,
+            [(p.row.path, t.surface, t.key) for p in projections for t in p.entity_terms],
+        ),
+        WriteMany(
             INSERT_FACET_SQL,
             [(p.row.path, f.name, f.value, f.numeric_value) for p in projections for f in p.facets],
         ),
@@ -192,6 +196,7 @@ def statement_count(projection: FileProjection) -> int:
     children = (
         projection.tags,
         projection.entities,
+        projection.entity_terms,
         projection.facets,
         projection.citations,
         projection.chunks,

@@ -15,7 +15,6 @@ DOCTOR_KEYS: Final = (
     "root",
     "healthy",
     "dangling",
-    "contradictions",
     "orphanAccessRows",
     "inboxDepth",
     "inboxCrowded",
