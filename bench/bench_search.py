@@ -33,6 +33,7 @@ from bench.machine import machine_line, percentile_ms
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.numpy import NumpyPairwiseCosine
 from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
+from memhtml.adapters.sqlite.context_sql import refresh_context_writes
 from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
@@ -171,6 +172,8 @@ def build(directory: Path, size: int, words: Sequence[str]) -> Database:
             db.write_all(pending)
             pending = []
     db.write_all(pending)
+    # As an indexing pass ends: the context arm's documents (tags, entity names, link titles).
+    db.write_all([(sql, ()) for sql in refresh_context_writes()])
     db.run("ANALYZE")
     return db
 
