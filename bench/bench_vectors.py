@@ -1,4 +1,4 @@
-"""Vector-arm storage benchmark (issue 4 item 6, DECISIONS 8).
+"""Vector-arm storage benchmark (issue 4 item 6, docs/decisions.md §8).
 
 Times the exact vector arm as retrieval will run it inside SQL — the nearest chunk per path by
 ``vec_distance_cosine`` over the scope-filtered rows, ``ORDER BY dist, path LIMIT 40`` — against

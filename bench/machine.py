@@ -32,7 +32,7 @@ def percentile_ms(samples_s: Sequence[float], pct: float) -> float:
 
 
 def machine_block() -> dict[str, str]:
-    """EVAL.md C's machine block: where a suite's numbers were taken, as key → value."""
+    """docs/evaluation.md §C's machine block: where a suite's numbers were taken, as key → value."""
     import shutil
     import subprocess
 

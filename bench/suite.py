@@ -2,7 +2,7 @@
 
 Each entry runs as its own process (a fresh interpreter per benchmark, so one cannot warm the
 next), its stdout saved under ``bench/results/<name>.<ext>``, and its command, wall time and exit
-status recorded in ``bench/results/suite.json`` with the machine block of EVAL.md C. The
+status recorded in ``bench/results/suite.json`` with the machine block of docs/evaluation.md §C. The
 "Latest suite run" section of BENCHMARKS.md (between the two ``bench-suite`` markers) is then
 rewritten from those results; the hand-written analysis around it is left alone.
 
@@ -54,13 +54,13 @@ def _eval(*args: str) -> tuple[str, ...]:
 
 
 _SMALL_GATE: Final = ("--size", "60", "--probes", "12")
-# The ablations, run on both evals side by side: the seed's fold (the constants before
-# the evals chose k = 20, vector 0.5, stopwords dropped), gated priors, the query arms alone,
+# The ablations, run on both evals side by side: the original tool's fold (the constants
+# before the evals chose k = 20, vector 0.5, stopwords dropped), gated priors, the query arms alone,
 # and the porter stemmer.
 ABLATIONS: Final = (
     (
         "seed-fold",
-        "the seed's fold",
+        "the original tool's fold",
         ("--rrf-k", "60", "--weights", "vector=1", "--no-fts-stopwords"),
     ),
     ("gate-priors", "--gate-priors", ("--gate-priors",)),

@@ -85,7 +85,7 @@ chunk_prose = st.lists(
     max_size=60,
 ).map("".join)
 
-# Whole-second instants as the writer stamps them (DECISIONS 2), as epoch seconds so a test
+# Whole-second instants as the writer stamps them (docs/decisions.md §2), as epoch seconds so a test
 # can add an exact offset before formatting.
 epoch_seconds = st.integers(min_value=0, max_value=4_102_444_800)  # 1970 … 2100
 
@@ -156,7 +156,7 @@ format_words = st.lists(
 
 @st.composite
 def format_datetimes(draw: st.DrawFn) -> str:
-    """A string that satisfies FORMAT §5, in every shape the rule admits."""
+    """A string that satisfies docs/format.md §5, in every shape the rule admits."""
     day = draw(st.dates())
     text = f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
     if not draw(st.booleans()):
@@ -179,7 +179,7 @@ format_datetime_like = st.from_regex(
     fullmatch=True,
 )
 
-# Repo paths a link may target, and hrefs that break FORMAT §3.
+# Repo paths a link may target, and hrefs that break docs/format.md §3.
 format_link_targets = st.lists(
     st.text(alphabet="abc-_.0é", min_size=1, max_size=6).filter(lambda s: s not in (".", "..")),
     min_size=1,

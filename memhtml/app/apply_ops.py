@@ -1,4 +1,5 @@
-"""Phase 1 of ``apply``: every JSONL line parsed and checked before any op runs (CLI.md §3.2).
+"""Phase 1 of ``apply``: every JSONL line parsed and checked before any op runs
+(docs/cli-contract.md §3.2).
 
 Everything that can be decided without the tree is decided here (JSON, op names, field names and
 types, ranges, the closed type and relation vocabularies, instants), so a batch with a typo on

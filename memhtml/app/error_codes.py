@@ -1,9 +1,10 @@
 """The one table from exception classes to stable ``ERR_*`` codes and exit statuses.
 
-Callers key on ``code``; ``error`` prose may change. Codes are append-only (CLI.md §1). The
-manifest lists this table, so a code added here is documented the moment it exists. It lives
-beside the use cases rather than in the CLI because every edge reports the same codes: the
-command line's envelope, the MCP server's tool errors, and ``apply``'s per-op results.
+Callers key on ``code``; ``error`` prose may change. Codes are append-only
+(docs/cli-contract.md §1). The manifest lists this table, so a code added here is documented the
+moment it exists. It lives beside the use cases rather than in the CLI because every edge reports
+the same codes: the command line's envelope, the MCP server's tool errors, and ``apply``'s
+per-op results.
 """
 
 from __future__ import annotations

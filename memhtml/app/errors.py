@@ -49,7 +49,7 @@ class DirtyTree(MemhtmlError):
 
 
 class DiscriminationFailed(MemhtmlError):
-    """The discrimination eval ran and its gate failed (EVAL.md)."""
+    """The discrimination eval ran and its gate failed (docs/evaluation.md)."""
 
 
 class UnknownTool(InvalidInput):

@@ -4,8 +4,8 @@ A maintained memory (procedural, semantic, error pattern) over an episodic note,
 confidence, a pin, and a small closed tag vocabulary move a memory's fused score by at most
 :data:`AUTHORITY_BOUND` either way. That reorders near-ties only: a memory needs a fused lead of
 more than ``(1 + B) / (1 − B)`` (≈ 1.22 at 10 %) to be safe from any adjustment, and no amount of
-authority can lift a memory without query evidence over one with it (seed 004;
-``docs/ranking.md §3.1``). The step runs between fusion and polarity (``app/retrieval``).
+authority can lift a memory without query evidence over one with it
+(``docs/ranking.md §3.1``). The step runs between fusion and polarity (``app/retrieval``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Splitting a memory's article text into the chunks that carry its vectors (SCHEMA §3.3).
+"""Splitting a memory's article text into the chunks that carry its vectors
+(docs/index-schema.md §3.3).
 
 Almost every memory is one fact and fits one chunk, so its vector describes the whole article.
 A longer article packs whole sentences greedily, hard-cuts a sentence that alone exceeds the
@@ -19,7 +20,7 @@ CHUNK_MAX_CHARS: Final = 1_800
 """Ceiling for one chunk, in UTF-16 code units.
 
 Below it an article is chunk 0 whole, the overwhelmingly common case for one fact per file; a
-local model's 512-token window also takes a full chunk whole (DECISIONS 22).
+local model's 512-token window also takes a full chunk whole (docs/decisions.md §22).
 """
 
 CHUNK_JOINER: Final = " "

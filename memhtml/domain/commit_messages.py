@@ -1,7 +1,7 @@
 """Commit messages of the write path: ``memhtml(<op>): <subject>`` plus session trailers.
 
-One rule for every mutating command (CLI.md §3.1), so ``git log --oneline`` reads as a list of
-what the agent did, each line short enough for any log viewer.
+One rule for every mutating command (docs/cli-contract.md §3.1), so ``git log --oneline`` reads as a
+list of what the agent did, each line short enough for any log viewer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from memhtml.domain.model import collapse_whitespace
 from memhtml.domain.text import utf16_len, utf16_prefix
 
 SUBJECT_MAX_UNITS: Final = 72
-"""Ceiling of the text after ``memhtml(<op>): ``, in UTF-16 code units (DECISIONS 1)."""
+"""Ceiling of the text after ``memhtml(<op>): ``, in UTF-16 code units (docs/decisions.md §1)."""
 ELLIPSIS: Final = "…"
 UNTITLED_SUBJECT: Final = "(untitled)"
 SESSION_TRAILER: Final = "Memhtml-Session"
@@ -92,7 +92,8 @@ def batch_subject(changed_ops: tuple[str, ...], single_write_title: str | None) 
     """The subject of an ``apply`` commit from the ops that changed the tree, in order.
 
     One write alone gives its title; only writes give ``<n> memories``; otherwise ``<n> ops``
-    (CLI.md §3.2). ``1 ops`` is kept as the spec spells it rather than special-cased.
+    (docs/cli-contract.md §3.2). ``1 ops`` is kept as docs/cli-contract.md §3.1 spells it rather
+    than special-cased.
 
     Args:
         changed_ops: The op name (``write``, ``link``, ``archive``) of each op that changed

@@ -1,7 +1,7 @@
-"""The datetime rule of the memory format (FORMAT.md §5) and the stamp the program writes.
+"""The datetime rule of the memory format (docs/format.md §5) and the stamp the program writes.
 
 Values that pass the rule are stored verbatim and compared as strings, so the writer
-normalises every instant it produces to one UTC shape (DECISIONS.md 2): two stamps written by
+normalises every instant it produces to one UTC shape (docs/decisions.md §2): two stamps written by
 memhtml then sort in time order without being parsed.
 """
 
@@ -42,7 +42,7 @@ def days_in_month(year: int, month: int) -> int:
 
 
 def is_valid_datetime(value: str) -> bool:
-    """Whether ``value`` satisfies the FORMAT.md §5 datetime rule.
+    """Whether ``value`` satisfies the docs/format.md §5 datetime rule.
 
     ``YYYY-MM-DD``, optionally followed by ``T`` or a space and ``hh:mm``, an optional ``:ss``
     (up to 60) with an optional ``.fraction``, and an optional zone ``Z``, ``±hh:mm`` or
@@ -110,7 +110,7 @@ def event_label(event_at: str) -> str:
     to these two, so only a hand-built value) is shown as written, ``T`` read as a space.
 
     Args:
-        event_at: A FORMAT §5 datetime.
+        event_at: A docs/format.md §5 datetime.
     """
     stamp = _UTC_STAMP.fullmatch(event_at)
     if stamp is not None:

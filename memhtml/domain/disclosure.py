@@ -1,9 +1,9 @@
 """The disclosure fold: spend a recall pack's character budget on ranked candidates.
 
 A candidate is either quoted in full (its disclosure text: claim, headlines, facets, citations;
-FORMAT §6) or listed as an index line (path, title, gist) the agent can drill into. The budget is
-a character budget, not a position cut-off: one long memory in the middle of the list must not
-silently truncate every shorter one after it.
+docs/format.md §6) or listed as an index line (path, title, gist) the agent can drill into. The
+budget is a character budget, not a position cut-off: one long memory in the middle of the list must
+not silently truncate every shorter one after it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from memhtml.domain.text import utf16_len
 from memhtml.domain.vocabulary import ARC_TYPE
 
 MAX_PER_ENTITY: Final = 2
-"""At most two full quotes per entity reference (``type:name``, DECISIONS 10), not per path.
+"""At most two full quotes per entity reference (``type:name``, docs/decisions.md §10), not
+per path.
 
 Per path would be no cap: twelve memories about one service are twelve paths, and they would fill
 the budget with one entity's history. The cap makes recall breadth-first over entities.

@@ -10,7 +10,7 @@ class Finding:
     """A violation or warning produced by the format constraints.
 
     Attributes:
-        code: Stable kebab-case identifier from FORMAT.md §10 (``mark-count``, ``link-href``…).
+        code: Stable kebab-case identifier from docs/format.md §10 (``mark-count``, ``link-href``…).
         detail: A sentence a person can act on. Never quotes memory text beyond element
             and attribute names, so it is safe to log.
     """

@@ -1,4 +1,4 @@
-"""A caller's query text as the two FTS5 MATCH strings the lexical arm binds (seed 000 §5).
+"""A caller's query text as the two FTS5 MATCH strings the lexical arm binds (docs/ranking.md §5).
 
 Prose, not a query language: an apostrophe, a ``type:name`` reference, a leading hyphen or a bare
 ``AND`` each makes an FTS5 statement fail outright, so every character that is not part of a
@@ -40,7 +40,7 @@ ENGLISH_STOPWORDS: Final[frozenset[str]] = frozenset(
     what when where which who why will with would you your
     """.split()  # noqa: SIM905 - the word list reads as prose; 58 quoted literals would not
 )
-"""Function words dropped from bare terms when stopword removal is on (DECISIONS 12).
+"""Function words dropped from bare terms when stopword removal is on (docs/decisions.md §12).
 
 Deliberately small and free of negations (``not``, ``no``, ``never``, ``without``): those words
 carry the polarity a query asks about, and dropping them would make "why does X not merge" and

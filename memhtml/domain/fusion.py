@@ -24,10 +24,11 @@ from memhtml.domain.graph import GraphVia
 RRF_K: Final = 20
 """The RRF damping constant: rank 1 earns 1/21, rank 40 earns 1/60.
 
-The seed's 60 flattens the top of each arm: on LoCoMo (EVAL.md B, hybrid, all arms) k = 20 with
-the vector arm at weight 0.5 and stopwords dropped from the lexical query raised turn
-Recall@10 from 0.461 to 0.552 and session MRR from 0.584 to 0.664, and the discrimination gate
-still passed every seed 1-20 (DECISIONS 12 allows the switch once our own harness shows it).
+The original tool's 60 flattens the top of each arm: on LoCoMo (docs/evaluation.md §B, hybrid, all
+arms) k = 20 with the vector arm at weight 0.5 and stopwords dropped from the lexical query raised
+turn Recall@10 from 0.461 to 0.552 and session MRR from 0.584 to 0.664, and the discrimination gate
+still passed every seed 1-20 (docs/decisions.md §12 allows the switch once our own harness
+shows it).
 """
 
 PRIOR_BOUND: Final[float | None] = 0.04
@@ -72,7 +73,7 @@ class ArmSpec:
 
     Attributes:
         name: The arm's stable name, as the CLI's ``--arms`` and ``--weights`` spell it.
-        weight: The default RRF weight (DECISIONS 12 lets a caller override it per arm).
+        weight: The default RRF weight (docs/decisions.md §12 lets a caller override it per arm).
         kind: ``QUERY`` when the arm reads the query, ``PRIOR`` when it is query-blind; the
             prior gate (``gate_priors``) keys on this.
         needs: The inputs without which the arm is dropped from the fold.

@@ -62,7 +62,8 @@ class GraphVia:
     Attributes:
         path: The seed it was reached from.
         rel: The relation of the link followed.
-        direction: :data:`OUTBOUND` (the seed's link) or :data:`INBOUND` (a link to the seed).
+        direction: :data:`OUTBOUND` (the original tool's link) or :data:`INBOUND` (a link to
+            the seed).
     """
 
     path: str

@@ -22,8 +22,8 @@ _UNIX_EPOCH_JD_MS: Final = 210_866_760_000_000
 def instant_ms(text: str) -> int | None:
     """Milliseconds since the Unix epoch of ``text``, read as SQLite's ``julianday()`` reads it.
 
-    Mirrors SQLite's rules rather than FORMAT §5's, because this is the twin of SQL arithmetic:
-    a date ``YYYY-MM-DD`` (month 1–12, day 1–31, not checked against the calendar, so
+    Mirrors SQLite's rules rather than docs/format.md §5's, because this is the twin of SQL
+    arithmetic: a date ``YYYY-MM-DD`` (month 1–12, day 1–31, not checked against the calendar, so
     ``02-30`` is 2 March), optionally ``T``/spaces and ``hh:mm`` (hour up to 24), ``:ss``
     (up to 59) and ``.fraction`` (rounded to the millisecond), and after a time an optional
     ``Z`` or ``±hh:mm`` (hour up to 14). Leap second ``:60`` and ``±hhmm`` are unreadable there

@@ -1,4 +1,4 @@
-"""The closed ``memhtml-*`` meta vocabulary, in its emission order (FORMAT.md §2).
+"""The closed ``memhtml-*`` meta vocabulary, in its emission order (docs/format.md §2).
 
 One table drives the reader (which names exist, which repeat, which are required), the writer
 (the order metas are emitted in) and the surgical head edits (where a new meta is inserted), so

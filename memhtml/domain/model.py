@@ -1,4 +1,4 @@
-"""What one memory file says, once parsed, and what it takes to write one (FORMAT.md §2–§6).
+"""What one memory file says, once parsed, and what it takes to write one (docs/format.md §2–§6).
 
 ``MemoryDoc`` is the parser's output and the indexer's input; ``RenderInputs`` is the writer's
 input. Both are plain values so the SQLite projection, the CLI and tests share them without
@@ -30,7 +30,7 @@ ACTIVE_STATUS: Final = "active"
 ARCHIVED_STATUS: Final = "archived"
 
 # HTML's "ASCII whitespace". Python's str.split() and `\s` would also eat U+00A0, which the
-# format treats as content (FORMAT.md §7.4).
+# format treats as content (docs/format.md §7, step 4).
 ASCII_WHITESPACE: Final = " \t\n\f\r"
 _ASCII_WS_TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
 
@@ -91,12 +91,12 @@ def split_entity_ref(value: str) -> EntityRef:
 
 
 def link_target_of(href: str) -> str | None:
-    """The stored target of a ``<link href>``, or None when the href breaks FORMAT.md §3.
+    """The stored target of a ``<link href>``, or None when the href breaks docs/format.md §3.
 
     The href must start with ``/`` but not ``//`` (no scheme, no host); its path part, before
     any ``?`` or ``#``, splits on ``/`` into segments none of which is empty, ``.`` or ``..``.
     The target is that path part without its leading slash. Because empty segments are
-    refused, the spec's slash-collapsing normalisation never has anything left to do.
+    refused, a slash-collapsing normalisation (docs/format.md §3) never has anything left to do.
     """
     if not href.startswith("/") or href.startswith("//"):
         return None
@@ -145,7 +145,7 @@ def word_count_of(body_text: str) -> int:
 class MemoryDoc:
     """One parsed memory file: typed head metas, article-derived fields and warnings.
 
-    Optional metas that were absent or malformed hold their column default (FORMAT.md §2);
+    Optional metas that were absent or malformed hold their column default (docs/format.md §2);
     date-like values are kept verbatim as written.
 
     Attributes:
@@ -172,9 +172,9 @@ class MemoryDoc:
             ``<summary>``, ``<aside>`` and ``<figcaption>`` texts.
         abbreviations: Non-empty ``<abbr title>`` values.
         code_langs: Valid ``data-lang`` values, lowercased.
-        fts_text, disclosure_text, word_count: The derived texts of FORMAT.md §6.
-        content_hash: The hash recomputed from the article (FORMAT.md §7).
-        warnings: Non-blocking findings in FORMAT.md §10 order.
+        fts_text, disclosure_text, word_count: The derived texts of docs/format.md §6.
+        content_hash: The hash recomputed from the article (docs/format.md §7).
+        warnings: Non-blocking findings in docs/format.md §10 order.
     """
 
     title: str
@@ -232,7 +232,7 @@ class RenderInputs:
     fence becomes a code figure) or a caller's own ``article_html``. Optional metas left None
     are not written, so the reader applies the column default. Placement (path, workspace) is
     decided elsewhere and leaves no trace in the file. Instants are strings that satisfy
-    FORMAT.md §5; the program's own stamps come from ``utc_stamp``.
+    docs/format.md §5; the program's own stamps come from ``utc_stamp``.
 
     Attributes:
         title, memory_type, created_at, updated_at: Required.

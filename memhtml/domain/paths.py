@@ -1,4 +1,5 @@
-"""Where a memory lives: PARA placement, slugs, collision suffixes, archive paths (FORMAT.md §11).
+"""Where a memory lives: PARA placement, slugs, collision suffixes, archive paths
+(docs/format.md §11).
 
 Paths are repo-relative, ``/``-separated, with no leading slash.
 """
@@ -95,9 +96,9 @@ def is_indexable_path(path: str) -> bool:
 def placement_dir(
     memory_type: str, *, workspace: str | None = None, tags: Sequence[str] = ()
 ) -> str:
-    """The folder a new memory goes to (rules 2–7 of FORMAT §11; first match wins).
+    """The folder a new memory goes to (rules 2–7 of docs/format.md §11; first match wins).
 
-    Placement never routes to ``resources/people/`` (DECISIONS.md 13): a person record is
+    Placement never routes to ``resources/people/`` (docs/decisions.md §13): a person record is
     written with an explicit path, so a memory that merely names a person keeps its salience.
     """
     ws = slugify(workspace) if workspace and workspace.strip() else None

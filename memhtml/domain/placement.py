@@ -1,9 +1,9 @@
-"""Where a write lands, and which caller paths are acceptable at all (FORMAT.md §11).
+"""Where a write lands, and which caller paths are acceptable at all (docs/format.md §11).
 
 Two kinds of bad path are told apart. A path that could leave the repository (``..``, a
 backslash, NUL, ``.git``) is refused outright with nothing written, whatever the command. A path
 that is merely unusable as a memory path (no bucket, no ``.html``) is ignored by ``write``, as
-FORMAT.md §11 rule 1 says, unless the caller asked for ``strict_path``.
+docs/format.md §11 rule 1 says, unless the caller asked for ``strict_path``.
 """
 
 from __future__ import annotations

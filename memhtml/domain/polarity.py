@@ -44,7 +44,8 @@ NEGATION_MARKERS: Final[frozenset[str]] = frozenset(
         "rejected",
     }
 )
-"""Whole tokens that make a text negated (DECISIONS 9; the eval's negation family uses it too)."""
+"""Whole tokens that make a text negated (docs/decisions.md §9; the eval's negation family uses
+it too)."""
 
 TWIN_COSINE: Final = 0.9
 """Cosine at or above which two candidates count as near-twins."""
@@ -53,13 +54,13 @@ POLARITY_DEMOTION: Final = 0.5
 """A demoted twin's score is its lowest-ranked agreeing twin's score times this."""
 
 _TOKEN: Final = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
-# DECISIONS 9 names the ASCII apostrophe; the typographic one (U+2019) is the same contraction
-# as typed by most editors, and missing it would read "doesn’t merge" as affirmative.
+# docs/decisions.md §9 names the ASCII apostrophe; the typographic one (U+2019) is the same
+# contraction as typed by most editors, and missing it would read "doesn’t merge" as affirmative.
 _CONTRACTED_NOT: Final = re.compile("n['\u2019]t")
 
 
 def polarity_tokens(text: str) -> tuple[str, ...]:
-    """The tokens polarity reads, in order (DECISIONS 9).
+    """The tokens polarity reads, in order (docs/decisions.md §9).
 
     The text is NFC-normalised, lowercased, ``n't`` becomes `` not``, and the tokens are the
     ``[a-z0-9]+(?:\\.[0-9]+)*`` runs, so a version such as ``1.2.3`` stays one token.
@@ -72,7 +73,7 @@ def is_negated(text: str) -> bool:
     """Whether ``text`` holds any :data:`NEGATION_MARKERS` token.
 
     Outcome words count too, so "deploy without downtime" reads as negated; that trade-off is
-    the seed's and the eval pins it.
+    the original tool's and the eval pins it.
     """
     return any(token in NEGATION_MARKERS for token in polarity_tokens(text))
 

@@ -1,4 +1,5 @@
-"""Projecting one parsed memory file onto the index's rows (SCHEMA §3 "Projecting one file").
+"""Projecting one parsed memory file onto the index's rows (docs/index-schema.md §3.1 "Projecting
+one file").
 
 Pure: ``project_file`` decides every row a file contributes, and a storage backend only
 persists it. Rebuild and update share it, so a file lands the same way whichever pass sees it.

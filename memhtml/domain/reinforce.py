@@ -1,4 +1,5 @@
-"""The state plane's arithmetic: cooldown, outcome EWMA, salience, import merge (seed 000 §2.4, §9).
+"""The state plane's arithmetic: cooldown, outcome EWMA, salience, import merge
+(docs/ranking.md §2.4, §9).
 
 Each function here is the pure twin of a SQL expression the adapter runs (the conditional upsert,
 the salience arm, the import upsert), and the contract suite pins the two together, so the
@@ -179,7 +180,7 @@ def salience_applies(path: str, memory_type: str) -> bool:
 
 
 def salience_hours(now: str, last_accessed_at: str | None, updated_at: str) -> float:
-    """Hours from the last access (else the last update) to ``now`` (DECISIONS 3).
+    """Hours from the last access (else the last update) to ``now`` (docs/decisions.md §3).
 
     The stamp is chosen by presence, as ``coalesce`` chooses; if it (or ``now``) is unreadable
     the memory is infinitely old, its decay term 0, never an error.
@@ -205,7 +206,8 @@ def salience_score(hours: float, access_count: int, outcome_score: float) -> flo
 
 
 def merge_access(existing: AccessRow | None, imported: AccessRow) -> AccessRow:
-    """One path's row after ``state import`` replays ``imported`` over ``existing`` (DECISIONS 16).
+    """One path's row after ``state import`` replays ``imported`` over ``existing``
+    (docs/decisions.md §16).
 
     Counts and timestamps take the larger side (timestamps as strings, None below any value).
     The outcome comes from the side reinforced later, the imported row on a tie: a maximum of

@@ -1,8 +1,8 @@
 """The caller's search scope, facet filter parsing, and the pure twin of the scope predicate.
 
-One scope reaches every ranking arm as one assembled filter (seed 000 §6); the SQL adapter builds
-that filter from a :class:`SearchScope`, and :func:`scope_admits` states the same predicate over
-one file's facts so the contract suite can prove the two agree row for row.
+One scope reaches every ranking arm as one assembled filter (docs/ranking.md §6); the SQL adapter
+builds that filter from a :class:`SearchScope`, and :func:`scope_admits` states the same predicate
+over one file's facts so the contract suite can prove the two agree row for row.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ def parse_facet_filter(spec: str) -> FacetFilter | None:
 def parse_facet_filters(specs: Iterable[str]) -> tuple[FacetFilter, ...]:
     """Every parseable spec, in order, exact repeats collapsed; malformed ones are dropped.
 
-    Dropping rather than failing is the library's discipline (DECISIONS 17): a scope value that
-    cannot narrow anything must not narrow everything. The CLI refuses instead, through
+    Dropping rather than failing is the library's discipline (docs/decisions.md §17): a scope value
+    that cannot narrow anything must not narrow everything. The CLI refuses instead, through
     :func:`parse_facet_filter_strict`.
     """
     return _unique(f for f in map(parse_facet_filter, specs) if f is not None)
@@ -81,7 +81,8 @@ def parse_facet_filter_strict(spec: str) -> FacetFilter:
 
 
 def normalize_workspace(workspace: str | None) -> str | None:
-    """A workspace as placement spells its directory (DECISIONS 11); blank means no workspace.
+    """A workspace as placement spells its directory (docs/decisions.md §11); blank means no
+    workspace.
 
     Slugged with the same function as the write path, so ``"Checkout API"`` scopes to
     ``projects/checkout-api/``; spelled any other way, the scope would find nothing it wrote.

@@ -1,4 +1,5 @@
-"""The sidecar ``.memhtml/state/access.jsonl``: the durable copy of the access table (SCHEMA §4).
+"""The sidecar ``.memhtml/state/access.jsonl``: the durable copy of the access table
+(docs/index-schema.md §4).
 
 Rendering is byte-stable (equal tables render equal bytes) and parsing survives torn lines, so
 the file can live in git beside the memories and be replayed into a rebuilt state plane.
@@ -30,7 +31,7 @@ SIDECAR_KEYS: Final[tuple[str, ...]] = (
     "lastReinforcedAt",
     "updatedAt",
 )
-"""The fields of one sidecar line, in the order they are written (SCHEMA §4)."""
+"""The fields of one sidecar line, in the order they are written (docs/index-schema.md §4)."""
 
 
 @attrs.frozen(kw_only=True)

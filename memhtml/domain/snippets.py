@@ -1,8 +1,8 @@
 """Hit snippets cut to a UTF-16 ceiling, and the vector-coverage wording.
 
-Every ceiling counts UTF-16 code units (DECISIONS 1), so a cut is made in those units and never
-between the two halves of a surrogate pair: a lone surrogate is not valid text in JSON, SQLite or
-the other implementation, and a snippet ending in one would break the consumer that reads it.
+Every ceiling counts UTF-16 code units (docs/decisions.md §1), so a cut is made in those units and
+never between the two halves of a surrogate pair: a lone surrogate is not valid text in JSON, SQLite
+or the other implementation, and a snippet ending in one would break the consumer that reads it.
 """
 
 from __future__ import annotations

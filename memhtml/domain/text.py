@@ -1,7 +1,7 @@
 """Text measures and cuts shared by every length limit in the project.
 
 Every limit (chunk ceiling, snippet, recall budgets, commit subject) counts UTF-16 code units,
-as the original tool did (DECISIONS.md 1). Counting code points instead would let a chunk full
+as the original tool did (docs/decisions.md §1). Counting code points instead would let a chunk full
 of emoji or CJK overflow a budget the other implementation respects.
 """
 

@@ -1,7 +1,7 @@
 """Instants a caller types (``--event-at``, ``--valid-from``), normalised before they are written.
 
 Values the program writes are compared as strings, so they must share one shape
-(DECISIONS 2): a time becomes the UTC stamp ``YYYY-MM-DDTHH:MM:SSZ``, a bare date stays
+(docs/decisions.md §2): a time becomes the UTC stamp ``YYYY-MM-DDTHH:MM:SSZ``, a bare date stays
 ``YYYY-MM-DD`` (a day is not an instant, and moving it to UTC would invent a time).
 """
 
@@ -23,7 +23,7 @@ BARE_DATE_LENGTH: Final = len("YYYY-MM-DD")
 
 
 def normalize_user_instant(value: str, label: str) -> str:
-    """A caller's FORMAT.md §5 instant in the shape the program writes.
+    """A caller's docs/format.md §5 instant in the shape the program writes.
 
     A value without a zone is read as UTC: the agent calling memhtml has no local zone anyone
     could rely on. A leap second (``:60``) becomes ``:59``, and fractions are dropped.
@@ -33,7 +33,7 @@ def normalize_user_instant(value: str, label: str) -> str:
         label: The flag or field to name in the error (``--event-at``).
 
     Raises:
-        InvalidInput: ``value`` fails FORMAT.md §5, or lands outside years 1–9999 in UTC.
+        InvalidInput: ``value`` fails docs/format.md §5, or lands outside years 1–9999 in UTC.
     """
     text = value.strip()
     if not is_valid_datetime(text):

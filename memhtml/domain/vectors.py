@@ -1,8 +1,8 @@
 """Cosine similarity and distance over plain float sequences.
 
 The polarity step and MMR compare candidates' vectors here, in pure Python, so ranking stays
-testable without numpy or a database. The zero-vector convention is the one SCHEMA.md §1 gives
-the SQL function ``vector_distance_cos``: similarity 0, distance 1, so the two never disagree
+testable without numpy or a database. The zero-vector convention is the one docs/index-schema.md §1
+gives the SQL function ``vector_distance_cos``: similarity 0, distance 1, so the two never disagree
 about a vector that has no direction.
 """
 
@@ -21,7 +21,8 @@ _SAFE_LOW: Final = 1e-150
 _SAFE_HIGH: Final = 1e150
 
 FLOAT32_BYTES: Final = 4
-"""Bytes per component of a stored vector: little-endian IEEE binary32 (SCHEMA §3.4)."""
+"""Bytes per component of a stored vector: little-endian IEEE binary32
+(docs/index-schema.md §3.4)."""
 
 # array('f') is the platform's C float. Every platform Python supports makes that IEEE binary32;
 # checking once here turns a surprise platform into an import error, not corrupt vectors.

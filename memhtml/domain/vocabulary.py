@@ -1,4 +1,4 @@
-"""The closed vocabularies of the memory format (FORMAT.md §2, §3, §8, §9, §11).
+"""The closed vocabularies of the memory format (docs/format.md §2, §3, §8, §9, §11).
 
 Closed on purpose: a typo must be a violation, never a new category that ranks or links on
 its own.

@@ -36,11 +36,11 @@ class WriteRequest:
         claim: The ``<mark>`` sentence.
         body: Paragraphs after the claim, one ``<p>`` each.
         article_html: The article's inner HTML instead of claim and body.
-        path: An explicit repo path (FORMAT.md §11 rule 1).
+        path: An explicit repo path (docs/format.md §11 rule 1).
         strict_path: Refuse an unusable ``path`` instead of ignoring it.
         workspace, tags, entities: Routing and repeatable metas; entities as ``type:name``.
         importance, confidence: Optional metas; ``None`` leaves the reader's default.
-        event_at, valid_from: Caller instants (FORMAT.md §5), normalised by :func:`checked`.
+        event_at, valid_from: Caller instants (docs/format.md §5), normalised by :func:`checked`.
         session_id, prompt_id, turn_uuid: Metas and commit trailers.
         pinned: Write ``memhtml-pinned`` (the authority step's pin).
     """
@@ -66,7 +66,7 @@ class WriteRequest:
 
 
 def checked(request: WriteRequest) -> WriteRequest:
-    """``request`` validated, with its instants normalised (DECISIONS 2).
+    """``request`` validated, with its instants normalised (docs/decisions.md §2).
 
     Raises:
         InvalidInput: a type outside the nine writable ones (``arc`` included); no claim,

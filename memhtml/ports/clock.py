@@ -1,6 +1,6 @@
 """The clock port: every instant the program stamps or compares comes from here.
 
-Injected so that tests and evaluations are deterministic (DECISIONS.md 3).
+Injected so that tests and evaluations are deterministic (docs/decisions.md §3).
 """
 
 from __future__ import annotations

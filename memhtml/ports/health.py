@@ -1,5 +1,5 @@
-"""The health probe port: the index-side checks ``doctor`` reports (CLI.md §3.5), and the one
-state-plane repair ``doctor --fix`` makes."""
+"""The health probe port: the index-side checks ``doctor`` reports (docs/cli-contract.md §3.5), and
+the one state-plane repair ``doctor --fix`` makes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The indexer port: keep ``index.db`` a projection of the git tree, and its vectors filled.
 
-The app drives it: ``update`` before every read (DECISIONS 20), ``rebuild`` on request,
+The app drives it: ``update`` before every read (docs/decisions.md §20), ``rebuild`` on request,
 ``backfill`` for ``index embed``. Reports are plain values; the expected outcomes (skipped
 files, a model that stopped answering mid-pass) are in them, and only the states a caller must
 act on are exceptions.
@@ -27,7 +27,7 @@ class SkippedFile:
 
     Attributes:
         path: The repo path.
-        reasons: The parser's violation codes (FORMAT.md §10), or ``duplicate-content`` when
+        reasons: The parser's violation codes (docs/format.md §10), or ``duplicate-content`` when
             another active non-task file already holds the same content hash, or
             ``unreadable`` when the working-tree file vanished while being read. Codes only,
             never memory text, so a report is safe to log.

@@ -13,7 +13,7 @@ from memhtml.domain.model import MemoryDoc
 
 
 class MemoryParser(Protocol):
-    """Parses and validates one memory file (FORMAT.md §10).
+    """Parses and validates one memory file (docs/format.md §10).
 
     A callable rather than an object with a ``parse`` method, so the parser function itself is
     the implementation. It must be a module-level function (or another picklable callable)

@@ -51,8 +51,8 @@ class Recorder(Protocol):
         """The active non-task memory holding ``content_hash``, or ``None``.
 
         The same predicate as the index's partial unique index (not archived, type not
-        ``task``), so the lookup and the constraint can never disagree (DECISIONS 14). At most
-        one row can match; the answer is only as fresh as the index.
+        ``task``), so the lookup and the constraint can never disagree (docs/decisions.md §14). At
+        most one row can match; the answer is only as fresh as the index.
 
         Raises:
             StorageFailure: The index cannot be read.

@@ -1,7 +1,8 @@
 """The retrieval port: fused search, the recall pack, reinforcement and archived lookups.
 
 The app drives one ``Retrieval``; the values below are what crosses it. Field names follow the
-CLI's result objects (CLI.md §3.3) in snake case; the CLI edge renames them to camel case.
+CLI's result objects (docs/cli-contract.md §3.3) in snake case; the CLI edge renames them to
+camel case.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ MMR_RELEVANCE: Final = ("rank", "fused")
 """How MMR reads relevance: ``1 − i/n`` of the post-polarity order, or the fused score."""
 
 MAX_SEARCH_LIMIT: Final = 200
-"""The largest ``limit`` a search accepts (CLI.md: 1–200); the fused pool is three times it."""
+"""The largest ``limit`` a search accepts (docs/cli-contract.md §3.3: 1–200); the fused pool is
+three times it."""
 
 
 def _arm_selection(value: Iterable[str] | None) -> tuple[str, ...] | None:
@@ -101,11 +103,11 @@ def _rrf_k(value: float) -> float:
 
 @attrs.frozen(kw_only=True)
 class RankingOptions:
-    """The ablation switches every search path accepts (DECISIONS 12).
+    """The ablation switches every search path accepts (docs/decisions.md §12).
 
-    Defaults: the seed's ungated fold over every arm, with the constants our LoCoMo runs chose
-    over the seed's (k = 20, vector weight 0.5 in the registry, stopwords dropped; see
-    ``memhtml.domain.fusion.RRF_K``).
+    Defaults: the original tool's ungated fold over every arm, with the constants our LoCoMo runs
+    chose over the original tool's (k = 20, vector weight 0.5 in the registry, stopwords dropped;
+    see ``memhtml.domain.fusion.RRF_K``).
 
     Attributes:
         arms: Arm names to run (``--arms``), or None for every arm whose input exists. An arm
@@ -183,7 +185,7 @@ class SearchHit:
         gist: Its claim.
         memory_type: Its memory type.
         score: ``1 / position`` after the polarity step (a demoted twin scores lower);
-            comparable within one result only, while hits come in MMR order (DECISIONS 7).
+            comparable within one result only, while hits come in MMR order (docs/decisions.md §7).
         confidence: ``files.confidence``.
         updated_at: ``files.updated_at``.
         snippet: The chunk nearest the query vector, else chunk 0, at most 700 UTF-16 units

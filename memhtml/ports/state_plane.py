@@ -27,7 +27,7 @@ class StatePlane(Protocol):
         ...
 
     def import_access(self, sidecar: str) -> StateImport:
-        """Merge the sidecar's rows into the plane (DECISIONS 16); torn lines are counted.
+        """Merge the sidecar's rows into the plane (docs/decisions.md §16); torn lines are counted.
 
         Counts and timestamps take the larger side; the outcome comes from the side reinforced
         later, the imported row on a tie.

@@ -1,6 +1,6 @@
 """The MemoryParser port over both parsers: lexbor's fast path and html5lib's reference.
 
-For every fixture, every FORMAT.md §12 example, every hostile file of the html tests and
+For every fixture, every docs/format.md §12 example, every hostile file of the html tests and
 generated files (renders, mutated renders, soup), ``parse_memory`` and ``parse_memory_reference``
 return an equal ``MemoryDoc`` or refuse with equal findings. Separately, lexbor's own tree
 (without the pre-scan that routes files to it) is held to html5lib's on soup made of the
@@ -73,7 +73,7 @@ def _cut(data: bytes, fraction: float) -> bytes:
     return data[: int(len(data) * fraction)]
 
 
-# FORMAT.md §12 examples, valid and invalid, and the hostile files of the html tests.
+# docs/format.md §12 examples, valid and invalid, and the hostile files of the html tests.
 CORPUS: dict[str, bytes | str] = {
     "12.1 semantic": SEMANTIC_EXAMPLE,
     "12.2 task": TASK_EXAMPLE,

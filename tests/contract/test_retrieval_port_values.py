@@ -69,7 +69,7 @@ def test_an_arm_selection_keeps_first_mentions_once() -> None:
 
 @pytest.mark.parametrize("limit", [0, MAX_SEARCH_LIMIT + 1, -3])
 def test_a_search_limit_outside_one_to_two_hundred_is_refused(limit: int) -> None:
-    """CLI.md bounds --limit to 1–200; the value refuses anything else."""
+    """docs/cli-contract.md §3.3 bounds --limit to 1–200; the value refuses anything else."""
     with pytest.raises(InvalidInput):
         SearchRequest(query="x", limit=limit)
 

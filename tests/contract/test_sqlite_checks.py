@@ -1,5 +1,5 @@
-"""Contract of the shipped schema's other tables (SCHEMA §3.4–§3.8, §4, §5): edges, vectors,
-the watermark, the state plane and the trace tables."""
+"""Contract of the shipped schema's other tables (docs/index-schema.md §3.4–§3.8, §4, §5): edges,
+vectors, the watermark, the state plane and the trace tables."""
 
 from __future__ import annotations
 

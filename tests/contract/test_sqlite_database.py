@@ -68,7 +68,7 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
 
 
 def test_ledger_timestamps_are_utc_iso(open_db: Opener) -> None:
-    """applied_at is written as YYYY-MM-DDTHH:MM:SSZ (DECISIONS 2)."""
+    """applied_at is written as YYYY-MM-DDTHH:MM:SSZ (docs/decisions.md §2)."""
     db = open_db()
     row = db.get("SELECT applied_at FROM schema_migrations")
     assert row is not None

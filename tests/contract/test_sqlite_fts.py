@@ -1,4 +1,5 @@
-"""files_fts against its triggers and its build-time tokenizer (SCHEMA §3.5, DECISIONS 12)."""
+"""files_fts against its triggers and its build-time tokenizer (docs/index-schema.md §3.5,
+docs/decisions.md §12)."""
 
 from __future__ import annotations
 

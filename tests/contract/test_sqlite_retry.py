@@ -1,4 +1,5 @@
-"""The SQLITE_BUSY backoff schedule and retry loop (SCHEMA §1), with fake clocks: no sleeping."""
+"""The SQLITE_BUSY backoff schedule and retry loop (docs/index-schema.md §1), with fake clocks: no
+sleeping."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Contract of the shipped schema (SCHEMA.md §3–§5) against the real driver: columns, CHECKs,
-defaults, cascades, the dedup index and the FTS triggers."""
+"""Contract of the shipped schema (docs/index-schema.md §3–§5) against the real driver: columns,
+CHECKs, defaults, cascades, the dedup index and the FTS triggers."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_file_columns_match_the_table_in_order(db: Database) -> None:
 
 
 def test_files_column_types_nullability_and_defaults(db: Database) -> None:
-    """Each files column has SCHEMA §3.1's type, NOT NULL flag and default."""
+    """Each files column has docs/index-schema.md §3.1's type, NOT NULL flag and default."""
     expected = {
         "path": ("TEXT", 1, None),
         "confidence": ("REAL", 1, "1.0"),
@@ -157,7 +157,7 @@ def test_every_named_table_exists(db: Database) -> None:
 
 
 def test_every_index_of_the_spec_exists(db: Database) -> None:
-    """All of SCHEMA §3–§4's named indexes exist, in their schema."""
+    """All of docs/index-schema.md §3–§4's named indexes exist, in their schema."""
     main_expected = {
         "files_content_hash_active", "files_type_active", "files_workspace", "files_para",
         "files_updated", "files_event", "files_session", "files_ttl", "files_blob",
@@ -179,7 +179,8 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
 
 
 def test_minimal_row_takes_the_defaults(db: Database) -> None:
-    """A row naming only the NOT NULL columns without defaults gets SCHEMA's defaults."""
+    """A row naming only the NOT NULL columns without defaults gets the defaults of
+    docs/index-schema.md §3.1."""
     db.run(
         "INSERT INTO files (path, blob_sha, content_hash, memory_type, title, body_text, para, "
         "created_at, updated_at, indexed_at) VALUES ('areas/a.html', 'b', 'h', 'semantic', 't', "

@@ -1,4 +1,4 @@
-"""The float32 blob codec and sqlite-vec's distance over it (SCHEMA §3.4)."""
+"""The float32 blob codec and sqlite-vec's distance over it (docs/index-schema.md §3.4)."""
 
 from __future__ import annotations
 

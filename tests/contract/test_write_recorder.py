@@ -87,7 +87,7 @@ def test_unknown_hash_finds_nothing(plane: Plane) -> None:
 
 
 def test_archived_and_task_files_are_not_dedup_targets(plane: Plane) -> None:
-    """Archived files and tasks hold content without claiming it (DECISIONS 14)."""
+    """Archived files and tasks hold content without claiming it (docs/decisions.md §14)."""
     git, indexer, recorder = plane
     archived = _memory("Old fact.")
     task = _memory("Ship the exporter.", memory_type="task")

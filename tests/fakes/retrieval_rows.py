@@ -1,9 +1,9 @@
 """Test-only rows for the retrieval suites: memories written straight into a migrated index.
 
 Retrieval is tested without the indexer: a :class:`MemoryRow` fills every NOT NULL column of
-``files`` (SCHEMA §3.1) plus its tags, entities, facets, chunks and vectors, so a corpus is a
-tuple of values and one :func:`load_rows` call. :func:`scope_facts` gives the same row to the
-pure scope predicate, which is how the twin tests compare SQL with the domain.
+``files`` (docs/index-schema.md §3.1) plus its tags, entities, facets, chunks and vectors, so a
+corpus is a tuple of values and one :func:`load_rows` call. :func:`scope_facts` gives the same row
+to the pure scope predicate, which is how the twin tests compare SQL with the domain.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def test_unknown_memory_path_is_path_not_found(store: Store, args: list[str]) ->
     ],
 )
 def test_invalid_article_html_is_invalid_memory(store: Store, html: str) -> None:
-    """Article HTML breaking FORMAT §10: ERR_INVALID_MEMORY, exit 1, tree unchanged."""
+    """Article HTML breaking docs/format.md §10: ERR_INVALID_MEMORY, exit 1, tree unchanged."""
     refused(store, [*PLAIN_WRITE, "--article-html", html], "ERR_INVALID_MEMORY", 1)
 
 

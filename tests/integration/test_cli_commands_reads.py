@@ -45,7 +45,8 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 
 def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
-    """search returns memory.hits with CLI.md's keys, ranks as an object, and indexFresh."""
+    """search returns memory.hits with the keys of docs/cli-contract.md §3, ranks as an object, and
+    indexFresh."""
     hits = store.ok("search", "when does the invoice export start", "--limit", "3")
     assert [
         "hits",
@@ -122,7 +123,8 @@ def test_search_ablation_flags_change_the_arms(shared: Store) -> None:
 
 
 def test_recall_reports_both_folds(shared: Store) -> None:
-    """recall returns recall.pack with arcs and memories folds in CLI.md's shape."""
+    """recall returns recall.pack with arcs and memories folds in the shape of
+    docs/cli-contract.md §3.3."""
     pack = shared.ok("recall", "ledger lock", "--budget", "4000")
     expected = ["disclosed", "indexLines", "spentChars", "truncated"]
     assert (expected, expected) == (list(pack["arcs"]), list(pack["memories"]))
@@ -231,7 +233,8 @@ def index_data(store: Store, *args: str) -> Any:
 
 
 def test_index_subcommands_report_their_mode_and_fields(store: Store) -> None:
-    """Each index subcommand answers index.report with mode first and CLI.md's fields."""
+    """Each index subcommand answers index.report with mode first and the fields of
+    docs/cli-contract.md §3.4."""
     rebuilt = index_data(store, "rebuild")
     updated = index_data(store, "update")
     embedded = index_data(store, "embed", "--dry-run")
@@ -244,14 +247,15 @@ def test_index_subcommands_report_their_mode_and_fields(store: Store) -> None:
 
 
 def test_index_embed_without_an_embedder_is_model_unavailable(store: Store) -> None:
-    """index embed with chunks pending and embedding off: ERR_MODEL_UNAVAILABLE (DECISIONS 23)."""
+    """index embed with chunks pending and embedding off: ERR_MODEL_UNAVAILABLE
+    (docs/decisions.md §23)."""
     result = store.run("index", "embed")
     assert (1, "ERR_MODEL_UNAVAILABLE") == (result.exit_code, envelope(result)["code"])
 
 
 def test_doctor_reports_a_healthy_store(store: Store) -> None:
-    """doctor answers doctor.report with CLI.md's keys, then issue 14's recovery findings
-    (none on a fresh store, which is healthy)."""
+    """doctor answers doctor.report with the keys of docs/cli-contract.md §3, then issue 14's
+    recovery findings (none on a fresh store, which is healthy)."""
     report = store.ok("doctor")
     assert ("root", "healthy", "dangling") == tuple(report)[:3]
     assert (True, str(store.root), []) == (report["healthy"], report["root"], report["dangling"])

@@ -1,5 +1,5 @@
-"""The command table and the result shaping: every CLI.md command is registered and documented,
-the manifest still loads nothing heavy, and camelCase shaping keeps names and order."""
+"""The command table and the result shaping: every docs/cli-contract.md §2 command is registered and
+documented, the manifest still loads nothing heavy, and camelCase shaping keeps names and order."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ SNAKE_NAMES = st.lists(WORDS, min_size=1, max_size=4).map("_".join)
 
 
 def test_manifest_lists_every_command_with_help_and_a_response_type() -> None:
-    """Every CLI.md "now" command is in the manifest with a summary, flags described, a type."""
+    """Every command docs/cli-contract.md §2 lists is in the manifest with a summary, flags
+    described, a type."""
     manifest = data(invoke(["manifest"]))
     commands = {entry["name"]: entry for entry in manifest["commands"]}
     assert set(NOW_COMMANDS) <= set(commands)
@@ -59,7 +60,7 @@ def test_manifest_lists_every_command_with_help_and_a_response_type() -> None:
 
 @pytest.mark.parametrize("command", ["search", "recall"])
 def test_retrieval_commands_accept_the_ablation_flags(command: str) -> None:
-    """search and recall both list DECISIONS 12's switches."""
+    """search and recall both list docs/decisions.md §12's switches."""
     manifest = data(invoke(["manifest"]))
     entry = next(c for c in manifest["commands"] if c["name"] == command)
     names = {flag["name"] for flag in entry["flags"]}

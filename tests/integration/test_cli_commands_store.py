@@ -131,7 +131,8 @@ def test_init_creates_then_converges(tmp_path: Path) -> None:
 
 
 def test_write_reports_the_cli_md_fields_and_commits_once(store: Store) -> None:
-    """write lands the worked example at its placed path with CLI.md's keys and one commit."""
+    """write lands the worked example at its placed path with the keys of docs/cli-contract.md §3
+    and one commit."""
     written = store.ok(*EXPORT_WRITE)
     assert [
         "path",

@@ -264,7 +264,8 @@ def test_manifest_walks_the_registered_tree() -> None:
 
 @pytest.mark.parametrize("command", LATER_COMMANDS)
 def test_later_commands_are_unknown(command: str) -> None:
-    """The commands CLI.md defers are not registered: ERR_UNKNOWN_COMMAND, exit 2."""
+    """The commands docs/cli-contract.md §2 defers are not registered: ERR_UNKNOWN_COMMAND,
+    exit 2."""
     assert (2, "ERR_UNKNOWN_COMMAND") == failure(invoke(command.split(), root=cli))
 
 

@@ -105,8 +105,9 @@ def access_paths(store: Store) -> list[str]:
 
 
 def test_a_link_to_an_archived_memory_is_rewritten_in_one_commit(store: Store) -> None:
-    """The href now names the archived copy; one commit with the spec's subject; one line of
-    the source changed; the index edge follows; doctor is healthy afterwards."""
+    """The href now names the archived copy; one commit with the subject of
+    docs/cli-contract.md §3.1; one line of the source changed; the index edge follows; doctor is
+    healthy afterwards."""
     source, target = linked_pair(store)
     archived = store.archive(target, "replaced by a runbook").archived_path
     before_text = (store.root / source).read_text(encoding="utf-8")

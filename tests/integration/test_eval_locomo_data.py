@@ -1,5 +1,5 @@
-"""The facts EVAL.md B.1 and B.3 assert about the real ``locomo10.json``, read where it lies
-(it is CC BY-NC and never copied here); skipped when the file is absent."""
+"""The facts docs/evaluation.md §B.1 and B.3 assert about the real ``locomo10.json``, read where it
+lies (it is CC BY-NC and never copied here); skipped when the file is absent."""
 
 from __future__ import annotations
 

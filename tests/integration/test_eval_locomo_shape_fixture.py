@@ -1,8 +1,8 @@
 """The invented conversation CI smokes the LoCoMo harness with, when the real data is absent.
 
 ``tests/fixtures/locomo_shape.json`` is our own text in LoCoMo's JSON shape, carrying each kind
-of malformed evidence EVAL.md B.3 lists (``;`` and space separated lists, ``D:n:m``, a leading
-zero, a bare ``D``, an id absent from the conversation), an empty evidence list, a captioned
+of malformed evidence docs/evaluation.md §B.3 lists (``;`` and space separated lists, ``D:n:m``, a
+leading zero, a bare ``D``, an id absent from the conversation), an empty evidence list, a captioned
 photo, a category-5 question and a turn text repeated across two days.
 """
 

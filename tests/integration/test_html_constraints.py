@@ -1,4 +1,5 @@
-"""FORMAT.md §10 constraints: each code, their order, and warnings kept apart from violations."""
+"""docs/format.md §10 constraints: each code, their order, and warnings kept apart from
+violations."""
 
 from __future__ import annotations
 

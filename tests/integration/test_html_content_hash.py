@@ -1,4 +1,4 @@
-"""The content hash (FORMAT.md §7): its test vectors and what it must and must not notice."""
+"""The content hash (docs/format.md §7): its test vectors and what it must and must not notice."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def test_spec_vectors(article: str, canonical: str, prefix: str) -> None:
 
 
 def test_cli_write_example_hash() -> None:
-    """The CLI.md write example's article hashes to the contentHash that example prints."""
+    """The article of docs/cli-contract.md §6's write example hashes to the contentHash that example
+    prints."""
     article = (
         "<article>\n<p><mark>The invoice export job starts at 03:30 UTC every night.</mark> "
         "Moved from 01:00 after the ledger lock contention.</p>\n</article>"

@@ -1,4 +1,5 @@
-"""FORMAT.md §12 worked examples, verbatim, with the derived values the spec states."""
+"""The format's reference files (12.1 semantic, 12.2 task, 12.3 invalid variants), verbatim, with
+their derived values; docs/format.md §12 has examples of its own."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ SEMANTIC_EXAMPLE = """<!doctype html>
 </article>
 </body>
 </html>
-"""  # noqa: E501 - verbatim from FORMAT.md §12.1
+"""  # noqa: E501 - reference file 12.1, verbatim
 
 TASK_EXAMPLE = """<!doctype html>
 <html lang="en">
@@ -90,7 +91,7 @@ TASK_EXAMPLE = """<!doctype html>
 </article>
 </body>
 </html>
-"""  # noqa: E501 - verbatim from FORMAT.md §12.2
+"""  # noqa: E501 - reference file 12.2, verbatim
 
 SEMANTIC_GIST = (
     "The search API allows 300 requests per minute for each API key; request 301 inside the "

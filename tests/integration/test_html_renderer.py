@@ -61,7 +61,8 @@ EXPECTED_WRITE_EXAMPLE = """<!doctype html>
 
 
 def test_write_example_renders_to_the_canonical_bytes() -> None:
-    """The CLI.md write example renders line for line, with the hash that example prints."""
+    """The write example of docs/cli-contract.md §6 renders line for line, with the hash that
+    example prints."""
     assert EXPECTED_WRITE_EXAMPLE == render_memory(WRITE_EXAMPLE)
 
 

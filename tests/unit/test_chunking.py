@@ -22,7 +22,8 @@ def _texts(chunks: tuple[Chunk, ...]) -> list[str]:
 
 
 def test_chunk_id_is_sha256_of_hash_colon_ordinal() -> None:
-    """The id is the lowercase hex sha256 of "<content_hash>:<ordinal>" (SCHEMA §3.3)."""
+    """The id is the lowercase hex sha256 of "<content_hash>:<ordinal>"
+    (docs/index-schema.md §3.3)."""
     assert "064da900e4e14e173b3915078e3ef4b62bfdf62d18261ec9be7aa77c37a09b33" == chunk_id_for(
         HASH, 0
     )
@@ -32,7 +33,7 @@ def test_chunk_id_is_sha256_of_hash_colon_ordinal() -> None:
 
 
 def test_ceiling_is_1800_units() -> None:
-    """The seed's ceiling, in UTF-16 code units."""
+    """The original tool's ceiling, in UTF-16 code units."""
     assert 1800 == CHUNK_MAX_CHARS
 
 

@@ -1,4 +1,5 @@
-"""The one error table: every code of CLI.md §4, its exit status, and which exception maps where."""
+"""The one error table: every code of docs/cli-contract.md §4, its exit status, and which exception
+maps where."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ from memhtml.ports.git import PathRefused
 from memhtml.ports.git_remote import PushRejected, RemoteMissing, RemoteUnreachable
 from memhtml.ports.git_writer import GitLocked, HeadMoved
 
-# CLI.md §4, in its order, with its exit statuses.
+# docs/cli-contract.md §4, in its order, with its exit statuses.
 SPEC_CODES = {
     "ERR_UNKNOWN_COMMAND": EXIT_USAGE,
     "ERR_MISSING_ARGUMENT": EXIT_USAGE,

@@ -14,7 +14,7 @@ from memhtml.app.cli.errors import ERROR_CODES
 from memhtml.app.cli.manifest import build_manifest, flag_name
 from memhtml.app.cli.output import CommandResult, emits
 
-# CLI.md §5 plus DECISIONS 12's tokenizer switch.
+# docs/cli-contract.md §5 plus docs/decisions.md §12's tokenizer switch.
 SPEC_VARIABLES = {
     "MEMHTML_ROOT",
     "MEMHTML_REFUSE_ENV_ROOT",
@@ -104,7 +104,8 @@ def test_manifest_lists_every_error_code_with_its_exit() -> None:
 
 
 def test_manifest_config_lists_the_spec_variables_with_fallbacks() -> None:
-    """config holds CLI.md §5's variables, each with a description and its fallback."""
+    """config holds docs/cli-contract.md §5's variables, each with a description and its
+    fallback."""
     config = manifest_of(cli)["config"]
     assert SPEC_VARIABLES <= {entry["name"] for entry in config}
     assert all(entry["description"] and "fallback" in entry for entry in config)
@@ -123,7 +124,7 @@ def test_environment_table_names_every_variable_the_configuration_reads() -> Non
     assert set() == read - {var.name for var in ENVIRONMENT}
 
 
-# CLI.md §2, the "now" command tree and its response types.
+# docs/cli-contract.md §2, the "now" command tree and its response types.
 SHIPPED_COMMANDS = sorted(
     [
         "init", "write", "read", "list", "correct", "archive", "link", "apply", "reinforce",
@@ -148,7 +149,8 @@ SHIPPED_RESPONSE_TYPES = sorted(
 
 
 def test_manifest_header_and_shipped_commands() -> None:
-    """Name, version, apiVersion, and exactly the commands CLI.md §2 lists as shipped now."""
+    """Name, version, apiVersion, and exactly the commands docs/cli-contract.md §2 lists as
+    shipped now."""
     manifest = manifest_of(cli)
     assert ("memhtml", __version__, "1") == (
         manifest["name"],

@@ -1,4 +1,4 @@
-"""The FORMAT.md §5 datetime rule and the UTC stamp the writer uses (DECISIONS.md 2)."""
+"""The docs/format.md §5 datetime rule and the UTC stamp the writer uses (docs/decisions.md §2)."""
 
 from __future__ import annotations
 
@@ -33,13 +33,13 @@ REFUSED = [
 
 @pytest.mark.parametrize("value", ACCEPTED)
 def test_spec_examples_are_accepted(value: str) -> None:
-    """Every "Accepted" example of FORMAT §5 passes."""
+    """Every "Accepted" example of docs/format.md §5 passes."""
     assert is_valid_datetime(value) is True
 
 
 @pytest.mark.parametrize("value", REFUSED)
 def test_spec_refusals_are_refused(value: str) -> None:
-    """Every "Refused" example of FORMAT §5 fails, lowercase t and z included."""
+    """Every "Refused" example of docs/format.md §5 fails, lowercase t and z included."""
     assert is_valid_datetime(value) is False
 
 

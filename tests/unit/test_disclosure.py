@@ -117,7 +117,7 @@ def test_entity_cap_allows_two_quotes_per_reference() -> None:
 
 
 def test_entity_cap_counts_type_and_name_together() -> None:
-    """person:sasha and concept:sasha are two entities (DECISIONS 10)."""
+    """person:sasha and concept:sasha are two entities (docs/decisions.md §10)."""
     person, concept = frozenset({"person:sasha"}), frozenset({"concept:sasha"})
     fold = fold_disclosure(
         [cand("a", "x", person), cand("b", "x", person), cand("c", "x", concept)], 100

@@ -1,4 +1,4 @@
-"""``fake-bow@1024``: the exact recipe EVAL.md A.2 fixes for the gate's fake mode."""
+"""``fake-bow@1024``: the exact recipe docs/evaluation.md §A.2 fixes for the gate's fake mode."""
 
 from __future__ import annotations
 

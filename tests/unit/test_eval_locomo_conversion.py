@@ -1,5 +1,5 @@
 """Reading LoCoMo-shaped data, building queries and converting a conversation into ``apply``
-ops (EVAL.md B.1–B.3), over a small conversation invented here."""
+ops (docs/evaluation.md §B.1–B.3), over a small conversation invented here."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Evidence normalisation (EVAL.md B.3): the nine malformed shapes, as invented strings of the
-same form (the real ones stay in the dataset), and the rule's invariants."""
+"""Evidence normalisation (docs/evaluation.md §B.3): the nine malformed shapes, as invented strings
+of the same form (the real ones stay in the dataset), and the rule's invariants."""
 
 from __future__ import annotations
 

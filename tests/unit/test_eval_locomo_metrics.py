@@ -1,4 +1,4 @@
-"""LoCoMo ranking metrics (EVAL.md B.4): ranges, monotonicity, hand-computed values, the
+"""LoCoMo ranking metrics (docs/evaluation.md §B.4): ranges, monotonicity, hand-computed values, the
 session mapping and nearest-rank percentiles."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_gold_ranked_first_in_order_scores_perfectly(gold: list[str], tail: list
 
 
 def test_hand_computed_values() -> None:
-    """Gold {a, b} ranked at 2 and 4 of five: the formulas of EVAL.md B.4 by hand."""
+    """Gold {a, b} ranked at 2 and 4 of five: the formulas of docs/evaluation.md §B.4 by hand."""
     ranked = ["x", "a", "y", "b", "z"]
     gold = ["a", "b"]
     assert 0.5 == recall_at(ranked, gold, 2)

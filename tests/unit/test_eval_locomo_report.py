@@ -1,5 +1,5 @@
-"""Scoring one query's hits and laying out the ``eval.locomo`` data and markdown (EVAL.md B.4),
-over invented runs."""
+"""Scoring one query's hits and laying out the ``eval.locomo`` data and markdown
+(docs/evaluation.md §B.4), over invented runs."""
 
 from __future__ import annotations
 

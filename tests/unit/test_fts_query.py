@@ -48,7 +48,7 @@ def _is_term(term: str) -> bool:
 
 
 def test_words_join_with_or_and_and() -> None:
-    """The seed's own example: three words give an AND form and an OR form."""
+    """The original tool's own example: three words give an AND form and an OR form."""
     expected = FtsQueryForms(all="oscar AND wants AND talk", any="oscar OR wants OR talk")
     assert expected == fts_query_forms("Oscar wants... talk?")
 

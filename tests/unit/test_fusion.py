@@ -42,9 +42,9 @@ def formula_score(
 
 
 def test_registry_holds_the_seed_arms_in_fold_order() -> None:
-    """The registry is fts, context, vector, recency, salience: the seed's arms and weights
-    except vector, halved on our LoCoMo runs (DECISIONS 12), plus the contextual full-text arm
-    (docs/ranking.md §2.5); then the opt-in entity and graph arms (issue 15) at 1 and 0.5."""
+    """The registry is fts, context, vector, recency, salience: the original tool's arms and weights
+    except vector, halved on our LoCoMo runs (docs/decisions.md §12), plus the contextual full-text
+    arm (docs/ranking.md §2.5); then the opt-in entity and graph arms (issue 15) at 1 and 0.5."""
     expected = [
         ("fts", 1.0),
         ("context", 1.0),
@@ -73,7 +73,8 @@ def test_each_arm_declares_what_it_needs() -> None:
 
 
 def test_rrf_constant_is_twenty() -> None:
-    """The damping constant is 20, chosen on LoCoMo over the seed's 60 (DECISIONS 12)."""
+    """The damping constant is 20, chosen on LoCoMo over the original tool's 60
+    (docs/decisions.md §12)."""
     assert 20 == RRF_K
 
 
@@ -160,7 +161,7 @@ def test_empty_arm_set_gives_an_empty_result() -> None:
 
 
 def test_weight_and_k_overrides_apply() -> None:
-    """Per-arm weights and the RRF constant can be overridden (DECISIONS 12)."""
+    """Per-arm weights and the RRF constant can be overridden (docs/decisions.md §12)."""
     fused = fuse({"fts": ["a"], "vector": ["a"]}, weights={"vector": 2.0}, k=60)
     assert [1.0 / 61 + 2.0 / 61] == [f.score for f in fused]
 

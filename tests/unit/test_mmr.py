@@ -14,6 +14,9 @@ from memhtml.domain.mmr import MMR_LAMBDA, mmr_select
 from memhtml.domain.vectors import cosine_similarity
 from tests.strategies import optional_vectors
 
+DIVERSIFYING = 0.5
+"""A diversifying λ, for the tests of MMR itself (the product default is off)."""
+
 
 @attrs.frozen(kw_only=True)
 class Cand:
@@ -33,26 +36,27 @@ pools = st.lists(optional_vectors, max_size=10).map(ranked)
 
 
 def test_diversification_is_off_by_default() -> None:
-    """λ = 1 by default, chosen on LoCoMo (issue 13); the seed's 0.5 is a flag away."""
+    """λ = 1 by default, chosen on LoCoMo (issue 13); the original tool's 0.5 is a flag away."""
     assert 1.0 == MMR_LAMBDA
 
 
 def test_a_near_duplicate_yields_to_a_different_candidate() -> None:
     """The second pick skips a copy of the first in favour of a distinct, slightly worse one."""
     pool = ranked([(1.0, 0.0), (1.0, 0.01), (0.0, 1.0)])
-    assert ["p0", "p2", "p1"] == [c.path for c in mmr_select(pool)]
+    assert ["p0", "p2", "p1"] == [c.path for c in mmr_select(pool, lambda_=DIVERSIFYING)]
 
 
 def test_vectorless_candidates_take_no_penalty() -> None:
     """A candidate with no vector is never pushed down by an invented similarity."""
     pool = ranked([(1.0, 0.0), None, (0.0, 1.0)])
-    assert ["p0", "p1", "p2"] == [c.path for c in mmr_select(pool)]
+    assert ["p0", "p1", "p2"] == [c.path for c in mmr_select(pool, lambda_=DIVERSIFYING)]
 
 
 def test_limit_caps_the_output() -> None:
     """Only `limit` candidates come back."""
     assert ["p0", "p2"] == [
-        c.path for c in mmr_select(ranked([(1.0, 0.0)] * 2 + [(0.0, 1.0)]), limit=2)
+        c.path
+        for c in mmr_select(ranked([(1.0, 0.0)] * 2 + [(0.0, 1.0)]), lambda_=DIVERSIFYING, limit=2)
     ]
 
 
@@ -136,7 +140,7 @@ def test_a_relevant_neighbour_beats_an_unrelated_tail_candidate() -> None:
     unrelated = (0.0, 0.0, 1.0)
     near_copy = (0.7, 0.0, 0.714)
     pool = ranked([top, related, *([near_copy] * 22), unrelated, *([near_copy] * 5)])
-    picked = mmr_select(pool, limit=2)
+    picked = mmr_select(pool, lambda_=DIVERSIFYING, limit=2)
     assert ["p0", "p1"] == [c.path for c in picked]
 
 
@@ -147,8 +151,8 @@ def test_a_supplied_similarity_replaces_the_cosine() -> None:
     def similarity(i: int, j: int) -> float:
         return 1.0 if {i, j} == {0, 1} else 0.0
 
-    supplied = [c.path for c in mmr_select(pool, similarity=similarity)]
-    default = [c.path for c in mmr_select(pool)]
+    supplied = [c.path for c in mmr_select(pool, lambda_=DIVERSIFYING, similarity=similarity)]
+    default = [c.path for c in mmr_select(pool, lambda_=DIVERSIFYING)]
     assert (["p0", "p2", "p1"], ["p0", "p1", "p2"]) == (supplied, default)
 
 

@@ -1,4 +1,4 @@
-"""PARA placement, slugs, collisions and archive paths (FORMAT.md §11)."""
+"""PARA placement, slugs, collisions and archive paths (docs/format.md §11)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_placement_rules_first_match_wins(
 def test_placement_never_routes_to_people(
     memory_type: str, workspace: str | None, tags: list[str]
 ) -> None:
-    """No rule places a memory under resources/people/ (DECISIONS.md 13)."""
+    """No rule places a memory under resources/people/ (docs/decisions.md §13)."""
     directory = placement_dir(memory_type, workspace=workspace, tags=tags)
     assert not directory.startswith("resources/people")
     assert is_indexable_path(f"{directory}/x.html")

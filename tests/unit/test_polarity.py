@@ -19,7 +19,7 @@ from memhtml.domain.polarity import (
 from memhtml.domain.vectors import cosine_similarity
 from tests.strategies import gist_stems, optional_vectors
 
-# Copied verbatim from DECISIONS.md 9, so a drift in either place shows up here.
+# Copied verbatim from docs/decisions.md §9, so a drift in either place shows up here.
 DECISION_9_MARKERS = (
     "not no never none cannot without neither nor avoid disallow disallowed forbidden "
     "unsafe invalid false fail fails failed deny denied reject rejected"
@@ -51,7 +51,7 @@ def paths(candidates: tuple[PolarityScored, ...]) -> list[str]:
 
 
 def test_marker_set_is_exactly_decision_nine() -> None:
-    """The marker list is DECISIONS 9's, word for word."""
+    """The marker list is docs/decisions.md §9's, word for word."""
     assert set(DECISION_9_MARKERS.split()) == NEGATION_MARKERS
 
 
@@ -82,7 +82,7 @@ def test_nfc_and_case_are_folded_before_matching() -> None:
 
 
 def test_outcome_words_read_as_negated() -> None:
-    """The seed's trade-off: "deploy without downtime" reads negated."""
+    """The original tool's trade-off: "deploy without downtime" reads negated."""
     assert True is is_negated("deploy without downtime")
 
 

@@ -1,5 +1,6 @@
 """One parsed memory's projection (``domain.projection``) as the SQLite statements that persist
-it (``adapters.sqlite.projection_sql``), in SCHEMA §3 "Projecting one file" order."""
+it (``adapters.sqlite.projection_sql``), in docs/index-schema.md §3.1 "Projecting one file"
+order."""
 
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ def doc_of(**fields: Any) -> MemoryDoc:
 
 
 def test_semantic_example_files_row() -> None:
-    """FORMAT 12.1 becomes a files row whose every column comes from the file or its path."""
+    """Reference file 12.1 (tests/integration/test_html_examples.py) becomes a files row whose every
+    column comes from the file or its path."""
     doc = parse_memory(SEMANTIC_EXAMPLE)
     projection = project_file(path=SEMANTIC_PATH, blob_sha=BLOB, doc=doc, indexed_at=NOW)
     expected = {

@@ -1,4 +1,5 @@
-"""Freshness before reads (DECISIONS 20): update first, never fail a read on a stale index."""
+"""Freshness before reads (docs/decisions.md §20): update first, never fail a read on a stale
+index."""
 
 from __future__ import annotations
 

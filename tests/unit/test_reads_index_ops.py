@@ -1,4 +1,4 @@
-"""index embed (DECISIONS 23) and index status over fakes."""
+"""index embed (docs/decisions.md §23) and index status over fakes."""
 
 from __future__ import annotations
 

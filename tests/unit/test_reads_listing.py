@@ -62,7 +62,7 @@ def test_the_archive_bucket_admits_archived_memories() -> None:
 
 
 def test_a_malformed_facet_spec_is_refused() -> None:
-    """``tier`` without ``=`` is a typo the caller hears about (DECISIONS 17)."""
+    """``tier`` without ``=`` is a typo the caller hears about (docs/decisions.md §17)."""
     with pytest.raises(InvalidInput):
         facet_filters(["tier"])
 

@@ -45,7 +45,7 @@ def _after(stamp: str, seconds: int) -> str:
 
 
 def test_seed_constants() -> None:
-    """The cooldown, EWMA weight and salience exclusions are the seed's values."""
+    """The cooldown, EWMA weight and salience exclusions are the original tool's values."""
     assert (900, 0.3) == (REINFORCE_COOLDOWN_S, OUTCOME_EWMA_ALPHA)
     assert ("task", "resources/people/") == (SALIENCE_EXCLUDED_TYPE, SALIENCE_EXCLUDED_PREFIX)
 

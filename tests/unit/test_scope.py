@@ -118,7 +118,7 @@ def test_parse_facet_filters_drops_malformed_and_repeats_in_order() -> None:
 
 
 def test_the_strict_parser_refuses_a_typo() -> None:
-    """The CLI's parser raises on `--facet tier` instead of dropping it (DECISIONS 17)."""
+    """The CLI's parser raises on `--facet tier` instead of dropping it (docs/decisions.md §17)."""
     assert FacetFilter(name="tier", value="1") == parse_facet_filter_strict("tier=1")
     with pytest.raises(InvalidInput, match="name=value"):
         parse_facet_filter_strict("tier")
@@ -147,7 +147,8 @@ def test_parse_facet_filters_is_the_unique_parseable_subsequence(specs: list[str
 
 
 def test_workspace_is_slugged_like_placement() -> None:
-    """`Checkout API` scopes to the directory placement wrote, `checkout-api` (DECISIONS 11)."""
+    """`Checkout API` scopes to the directory placement wrote, `checkout-api`
+    (docs/decisions.md §11)."""
     assert "checkout-api" == SearchScope(workspace="  Checkout API ").workspace
     assert "deploye" == SearchScope(workspace="Déployé").workspace
 

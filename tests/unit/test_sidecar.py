@@ -19,7 +19,8 @@ T0 = "2026-09-14T07:00:00Z"
 
 
 def test_sidecar_line_bytes() -> None:
-    """One compact object per line, SCHEMA §4 key order, raw UTF-8, integral floats bare."""
+    """One compact object per line, docs/index-schema.md §4 key order, raw UTF-8, integral
+    floats bare."""
     rows = [
         AccessRow(path="b.html", outcome_score=1.0, updated_at=T0),
         AccessRow(

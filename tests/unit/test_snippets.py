@@ -24,7 +24,7 @@ from tests.strategies import awkward_text
 
 
 def test_seed_constants() -> None:
-    """Snippet ceiling and coverage floors are the seed's values."""
+    """Snippet ceiling and coverage floors are the original tool's values."""
     assert (700, 0.95, 0.5) == (
         SNIPPET_MAX_CHARS,
         VECTOR_COVERAGE_FLOOR,

@@ -32,7 +32,7 @@ def test_orthogonal_vectors_have_similarity_zero() -> None:
 
 
 def test_zero_vector_follows_the_sql_convention() -> None:
-    """A zero vector has similarity 0 and distance 1, like the SQL UDF (SCHEMA §1)."""
+    """A zero vector has similarity 0 and distance 1, like the SQL UDF (docs/index-schema.md §1)."""
     assert (0.0, 1.0) == (
         cosine_similarity((0.0, 0.0), (1.0, 2.0)),
         cosine_distance((1.0, 2.0), (0.0, 0.0)),

@@ -1,4 +1,4 @@
-"""Commit subjects and trailers of the write path (CLI.md §3.1)."""
+"""Commit subjects and trailers of the write path (docs/cli-contract.md §3.1)."""
 
 from __future__ import annotations
 

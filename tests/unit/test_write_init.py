@@ -61,7 +61,7 @@ def test_first_run_scaffolds_everything_in_one_commit() -> None:
 
 
 def test_the_scaffold_names_every_folder_and_ignores_the_databases() -> None:
-    """The .gitkeep folders of CLI.md §3.2 and the four ignore lines are all there."""
+    """The .gitkeep folders of docs/cli-contract.md §3.2 and the four ignore lines are all there."""
     keeps = sorted(p.removesuffix("/.gitkeep") for p in scaffold_files() if p.endswith(".gitkeep"))
     assert [
         ".memhtml/sleep",

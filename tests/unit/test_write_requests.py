@@ -122,7 +122,7 @@ def test_bad_user_instants_are_refused(raw: str) -> None:
         normalize_user_instant(raw, "--event-at")
 
 
-# Whole-minute offsets: FORMAT §5 zones have no seconds (historic zones such as LMT do).
+# Whole-minute offsets: docs/format.md §5 zones have no seconds (historic zones such as LMT do).
 minute_zones = st.integers(min_value=-1439, max_value=1439).map(
     lambda minutes: dt.timezone(dt.timedelta(minutes=minutes))
 )

@@ -49,7 +49,8 @@ def store() -> FakeStore:
 
 
 def test_worked_example_lands_where_the_spec_says(store: FakeStore) -> None:
-    """CLI.md example 1: tag-placed under resources/billing/, that hash, one commit."""
+    """docs/cli-contract.md §6's example: tag-placed under resources/billing/, that hash, one
+    commit."""
     result = write_memory(store.deps, EXPORT)
     assert (
         WriteResult(

@@ -1,7 +1,7 @@
 """Who a commit is by: git's own resolution first, then a documented fallback.
 
 The original tool failed ``init`` when no identity was configured; this build commits as the
-fallback instead (CLI.md §5) and never writes git config to make an identity appear.
+fallback instead (docs/cli-contract.md §5) and never writes git config to make an identity appear.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def resolve_identity(
 
     ``GIT_<KIND>_NAME`` / ``GIT_<KIND>_EMAIL`` win over ``user.name`` / ``user.email`` from
     the config stack (repository, global, system). When a name or an email is still missing,
-    the whole fallback is used, as CLI.md §5 says: half a configured identity is not one.
+    the whole fallback is used, as docs/cli-contract.md §5 says: half a configured identity is
+    not one.
 
     Args:
         kind: ``AUTHOR`` or ``COMMITTER``.

@@ -1,9 +1,9 @@
 """``fake-bow@1024``: the bag-of-words embedder the discrimination gate's fake mode runs on.
 
-EVAL.md A.2 fixes it exactly (each lowercased token adds +1.0 and +0.5 to two sha256-chosen
-slots of 1024, then L2-normalise), so fake-mode numbers mean the same thing in every build. No
-bigrams and no signs, unlike :class:`HashingEmbedder`: a single inserted word moves a vector by
-a small, predictable amount, which is what the gate's controls are about.
+docs/evaluation.md §A.2 fixes it exactly (each lowercased token adds +1.0 and +0.5 to two
+sha256-chosen slots of 1024, then L2-normalise), so fake-mode numbers mean the same thing in every
+build. No bigrams and no signs, unlike :class:`HashingEmbedder`: a single inserted word moves a
+vector by a small, predictable amount, which is what the gate's controls are about.
 """
 
 from __future__ import annotations

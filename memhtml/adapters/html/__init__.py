@@ -5,7 +5,7 @@ violation (lexbor for a plain file, html5lib otherwise); ``parse_memory_referenc
 same with html5lib for every file; ``render_memory`` writes the canonical file for
 ``RenderInputs``; ``set_meta``, ``add_link``, ``retarget_link``, ``drop_link`` and
 ``mark_archived`` edit the head of an existing file one line at a time; ``content_hash_of``
-hashes an article (FORMAT.md §7).
+hashes an article (docs/format.md §7).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reading the article: the claim's placement rules and every field derived from the body.
 
-FORMAT.md §4 names what each element feeds and §6 defines the fields; §10 rows 4–8 are the
+docs/format.md §4 names what each element feeds and §6 defines the fields; §10 rows 4–8 are the
 article and ``<mark>`` checks. Every text here is a slice of the one scan (``text_of``), so a
 field and the content hash can never disagree about what the article says.
 """
@@ -83,7 +83,7 @@ def read_article(scan: Scan, findings: Findings) -> dict[str, Any]:
 
 
 def _claim(scan: Scan, article: Node, inside: list[Node], findings: Findings) -> str:
-    """The gist, after checking FORMAT.md §10 rows 5–8 on the first ``<mark>``."""
+    """The gist, after checking docs/format.md §10 rows 5–8 on the first ``<mark>``."""
     marks = [node for node in inside if node.name == "mark"]
     if len(marks) != 1:
         findings.violation("mark-count", f"{len(marks)} <mark> elements in the article; one needed")

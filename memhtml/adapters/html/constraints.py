@@ -1,4 +1,4 @@
-"""The constraint codes and the order findings are reported in (FORMAT.md §10).
+"""The constraint codes and the order findings are reported in (docs/format.md §10).
 
 Checks run all together and never stop at the first failure, so each check only *adds* a
 finding with its table row and document position; ``Findings.sorted`` puts them in table order,
@@ -11,7 +11,7 @@ from typing import Final
 
 from memhtml.domain.findings import Finding
 
-# Violation code → its row in the FORMAT.md §10 table.
+# Violation code → its row in the docs/format.md §10 table.
 VIOLATION_ROWS: Final[dict[str, int]] = {
     "title-count": 1,
     "title-empty": 1,
@@ -43,8 +43,8 @@ VIOLATION_ROWS: Final[dict[str, int]] = {
     # Issue 14: terminal escapes in the fields that are printed and committed.
     "control-character": 15,
 }
-# Warnings never block. `meta-malformed` (DECISIONS.md 18) comes first because it concerns the
-# head, which the reader meets before the body the others describe. FORMAT.md's
+# Warnings never block. `meta-malformed` (docs/decisions.md §18) comes first because it concerns the
+# head, which the reader meets before the body the others describe. docs/format.md's
 # `unknown-element` warning (row 1) is now the `element-not-allowed` violation (issue 14).
 WARNING_ROWS: Final[dict[str, int]] = {
     "meta-malformed": 0,

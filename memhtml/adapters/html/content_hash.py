@@ -1,4 +1,4 @@
-"""The canonical text of an ``<article>`` and its content hash (FORMAT.md §7).
+"""The canonical text of an ``<article>`` and its content hash (docs/format.md §7).
 
 The hash covers what a reader sees, not how it was typed: re-indenting, re-wrapping or
 pretty-printing the article keeps it, while any change to words (a U+00A0 included) or to the
@@ -56,7 +56,7 @@ def hash_of_canonical(text: str) -> str:
 
 
 def text_of(scan: Scan, node: Node) -> str:
-    """FORMAT.md §6 "text": the canonical walk with every whitespace run collapsed, trimmed."""
+    """docs/format.md §6 "text": the canonical walk with every whitespace run collapsed, trimmed."""
     return collapse_whitespace("".join(scan.pieces[node.start : node.end]))
 
 

@@ -1,4 +1,4 @@
-"""The format's closed element vocabulary (FORMAT.md §4), shared by the checks and the router.
+"""The format's closed element vocabulary (docs/format.md §4), shared by the checks and the router.
 
 Document elements frame the file; body elements are what an article may hold. The pre-scan
 that routes a file to the fast parser and the markup check that refuses a file read the same
@@ -28,7 +28,7 @@ FORMATTING_ELEMENTS: Final = frozenset({"a", "code", "em", "strong"})
 
 # Attributes any element may carry: none of them fetches, runs or styles anything.
 GLOBAL_ATTRIBUTES: Final = frozenset({"id", "lang", "dir", "title"})
-# The attributes FORMAT.md names for each element, plus the inert structural ones of tables,
+# The attributes docs/format.md names for each element, plus the inert structural ones of tables,
 # lists and disclosure widgets. Anything else on an element is refused.
 ELEMENT_ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "meta": frozenset({"name", "content", "charset"}),

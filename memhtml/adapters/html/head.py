@@ -1,4 +1,4 @@
-"""Reading the head: title, ``memhtml-*`` metas and ``memhtml-*`` links (FORMAT.md §2, §3).
+"""Reading the head: title, ``memhtml-*`` metas and ``memhtml-*`` links (docs/format.md §2, §3).
 
 Returns the typed values as keyword arguments for ``MemoryDoc`` and records every violation and
 warning on the shared ``Findings``. A malformed optional value is dropped with a
@@ -157,7 +157,7 @@ def _read_metas(metas: list[tuple[int, str, str]], findings: Findings) -> dict[s
         if name in seen:
             findings.violation("meta-repeated", f"{name} appears more than once", position)
         elif content:
-            # Empty content counts as absent (FORMAT.md §2).
+            # Empty content counts as absent (docs/format.md §2).
             values[name] = content
         seen.add(name)
     return values

@@ -4,7 +4,7 @@ mark archived.
 An edit rewrites or inserts one element and leaves every other byte alone, so a git diff of an
 archive move or a new edge shows exactly one changed line, hand-written formatting survives,
 and the article (hence the content hash) is never touched. New elements go where the renderer
-would put them: metas in the FORMAT.md §2 order, links after the last link.
+would put them: metas in the docs/format.md §2 order, links after the last link.
 
 The head is found by a small linear scanner rather than by re-serialising a parsed tree, which
 would rewrite the whole file in the parser's own style.
@@ -108,7 +108,7 @@ def set_meta(html: str, name: str, value: str) -> str:
 
     Args:
         html: The file's text.
-        name: A non-repeatable ``memhtml-*`` name from FORMAT.md §2.
+        name: A non-repeatable ``memhtml-*`` name from docs/format.md §2.
         value: The new value; whitespace runs collapsed, HTML-escaped on the way in.
 
     Returns:
@@ -193,14 +193,14 @@ def mark_archived(html: str, at: str) -> str:
 
     Args:
         html: The file's text.
-        at: The move instant; FORMAT.md §5 (the program writes ``utc_stamp`` values).
+        at: The move instant; docs/format.md §5 (the program writes ``utc_stamp`` values).
 
     Raises:
         InvalidInput: ``at`` fails the datetime rule.
         InvalidMemory: the file has no head element to anchor a new meta to.
     """
     if not is_valid_datetime(at):
-        raise InvalidInput("archive instant is not a valid datetime (FORMAT.md §5)")
+        raise InvalidInput("archive instant is not a valid datetime (docs/format.md §5)")
     html = set_meta(html, m.STATUS, ARCHIVED_STATUS)
     html = set_meta(html, m.UPDATED, at)
     return set_meta(html, m.ARCHIVED, at)

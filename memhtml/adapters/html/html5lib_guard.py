@@ -83,7 +83,7 @@ def _conformant_in_body(phase: Any) -> None:
     The HTML standard ignores a line feed that is the token right after a ``<pre>`` start tag.
     html5lib instead drops the first line feed while the ``<pre>`` is still empty, so in
     ``<pre><head></head>\nx`` (an ignored tag first) it loses a line feed that lexbor,
-    browsers and FORMAT.md §1 ("directly after") keep, and the two parsers hashed such an
+    browsers and docs/format.md §1 ("directly after") keep, and the two parsers hashed such an
     article differently. Resetting html5lib's drop-newline state at every tag restores the
     standard's rule; the contract suite pins the case. Done by swapping the phase's class, as
     the tokenizer's is, so no html5lib code is copied.

@@ -1,4 +1,4 @@
-"""Document-wide markup rules: the closed vocabulary of elements and attributes (FORMAT.md §4).
+"""Document-wide markup rules: the closed vocabulary of elements and attributes (docs/format.md §4).
 
 A memory is published as HTML and shown by other programs, so it may carry only the format's
 own elements and attributes: nothing that runs, styles, embeds, submits, redirects or fetches.
@@ -7,7 +7,7 @@ MathML) content included: an element outside the vocabulary, a head element (``<
 ``<meta>``, ``<link>``) in the body, a ``<link>`` that is not a ``memhtml-`` relation, an
 attribute the element does not take, and a link target whose scheme is not http, https or
 mailto are each a violation. ``<script>``, ``<style>``, ``class``, ``style`` and ``on…``
-handlers keep the codes FORMAT.md §10 gives them.
+handlers keep the codes docs/format.md §10 gives them.
 """
 
 from __future__ import annotations

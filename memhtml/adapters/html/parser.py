@@ -1,6 +1,6 @@
 """Bytes of one memory file to a ``MemoryDoc``, or an ``InvalidMemory`` with every violation.
 
-A file is never half parsed: either it satisfies every FORMAT.md §10 constraint and yields a
+A file is never half parsed: either it satisfies every docs/format.md §10 constraint and yields a
 complete ``MemoryDoc`` (warnings attached), or the caller gets all the violations at once.
 
 Two tree builders feed the same checks. ``parse_memory`` is the fast path: a file the pre-scan
@@ -39,10 +39,10 @@ def parse_memory(data: bytes | str) -> MemoryDoc:
 
     Returns:
         The typed head, the article-derived fields and texts, the recomputed content hash and
-        the warnings (FORMAT.md §6).
+        the warnings (docs/format.md §6).
 
     Raises:
-        InvalidMemory: with every violation in FORMAT.md §10 table order, and the warnings;
+        InvalidMemory: with every violation in docs/format.md §10 table order, and the warnings;
             also for bytes that are not UTF-8 or input over the size and nesting caps.
     """
     return memory_from_scan(scan_text(decode_memory(data)))
@@ -57,7 +57,7 @@ def memory_from_scan(scan: Scan) -> MemoryDoc:
     """Check a scanned document and derive its ``MemoryDoc`` (both parsers share this).
 
     Raises:
-        InvalidMemory: with every violation, in FORMAT.md §10 table order.
+        InvalidMemory: with every violation, in docs/format.md §10 table order.
     """
     findings = Findings()
     fields = read_head(scan, findings)

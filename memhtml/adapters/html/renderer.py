@@ -1,4 +1,4 @@
-"""Write inputs to one canonical memory file (FORMAT.md §1–§3).
+"""Write inputs to one canonical memory file (docs/format.md §1–§3).
 
 Canonical means: the same inputs always give the same bytes, one element per line, metas in
 the §2 emission order, links in authored order, every value HTML-escaped. The renderer then
@@ -75,9 +75,9 @@ def render_parsed(inputs: RenderInputs) -> RenderedMemory:
 
     Raises:
         InvalidInput: a value the format cannot carry (confidence outside [0, 1], importance
-            outside 1–10, an instant failing FORMAT.md §5, a NUL character, both a claim and
+            outside 1–10, an instant failing docs/format.md §5, a NUL character, both a claim and
             ``article_html``).
-        InvalidMemory: the rendered file breaks a FORMAT.md §10 constraint (empty claim,
+        InvalidMemory: the rendered file breaks a docs/format.md §10 constraint (empty claim,
             unknown type, bad link target…), with every violation.
     """
     _check_inputs(inputs)
@@ -119,7 +119,7 @@ def _check_inputs(inputs: RenderInputs) -> None:
     }
     for label, value in instants.items():
         if value is not None and not is_valid_datetime(value):
-            raise InvalidInput(f"{label} is not a valid datetime (FORMAT.md §5)")
+            raise InvalidInput(f"{label} is not a valid datetime (docs/format.md §5)")
 
 
 def _render(inputs: RenderInputs, content_hash: str) -> str:

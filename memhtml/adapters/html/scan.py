@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-# FORMAT.md §7.2: every other element, unknown ones included, is a block.
+# docs/format.md §7, step 2: every other element, unknown ones included, is a block.
 INLINE_ELEMENTS: Final = frozenset(
     {"mark", "time", "data", "cite", "q", "dfn", "abbr", "code", "kbd", "samp", "var", "a"}
     | {"strong", "em", "span"}

@@ -26,7 +26,7 @@ MINILM_MODEL_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e12
 MINILM_TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_FILE_NAME: Final = "model.onnx"
 TOKENIZER_FILE_NAME: Final = "tokenizer.json"
-# The model's positional limit: a full 1,800-unit chunk fits whole (DECISIONS 22). The
+# The model's positional limit: a full 1,800-unit chunk fits whole (docs/decisions.md §22). The
 # tokenizer file itself says 128, which would silently embed only a chunk's opening lines.
 MAX_TOKENS: Final = 512
 # How many hex digits of a digest an error message shows: enough to tell two files apart.

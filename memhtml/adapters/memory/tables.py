@@ -209,7 +209,7 @@ class MemoryTables:
             children.pop(path, None)
 
     def project(self, projection: FileProjection) -> None:
-        """Make the tables hold ``projection`` (SCHEMA §3 "Projecting one file")."""
+        """Make the tables hold ``projection`` (docs/index-schema.md §3.1 "Projecting one file")."""
         row = projection.row
         path, content_hash = row.path, row.content_hash
         for chunk_id, chunk in list(self.chunks.items()):

@@ -86,7 +86,8 @@ def table_pays_off(vector_blobs: Sequence[bytes | None]) -> bool:
 
 
 def cosine_table(vector_blobs: Sequence[bytes | None]) -> CosineTable | None:
-    """The pairwise cosine of every two entries that carry a float32 blob (SCHEMA §3.4).
+    """The pairwise cosine of every two entries that carry a float32 blob
+    (docs/index-schema.md §3.4).
 
     A float32 component squared or multiplied by another is exact in float64 and stays far
     from overflow and underflow, so the pure path's scaled fallback for extreme magnitudes never

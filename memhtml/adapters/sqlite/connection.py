@@ -1,4 +1,5 @@
-"""One SQLite connection carrying index.db as ``main`` and state.db as ``state`` (SCHEMA §1–§2).
+"""One SQLite connection carrying index.db as ``main`` and state.db as ``state``
+(docs/index-schema.md §1–§2).
 
 Every statement goes through ``sqlean`` (a drop-in ``sqlite3`` with extension loading) with
 sqlite-vec loaded. Transactions are explicit: autocommit mode plus ``BEGIN IMMEDIATE`` for every
@@ -135,7 +136,7 @@ class Database:
             index_path: index.db, or ``":memory:"``.
             state_path: state.db (or ``":memory:"``), attached as schema ``state``.
             fts_tokenizer: ``unicode61`` or ``porter``; used only when the index is created
-                (DECISIONS 12). An existing index keeps the tokenizer it was built with;
+                (docs/decisions.md §12). An existing index keeps the tokenizer it was built with;
                 compare ``fts_tokenizer()`` with the configuration to detect a mismatch.
             busy_timeout_ms: SQLite's own wait for a lock before ``SQLITE_BUSY``.
             index_migrations: Another migrations directory (tests); default the shipped one.

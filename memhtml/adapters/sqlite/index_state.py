@@ -1,4 +1,5 @@
-"""The ``index_state`` watermark (SCHEMA §3.7): reading it as a value, and the writes that move it.
+"""The ``index_state`` watermark (docs/index-schema.md §3.7): reading it as a value, and the writes
+that move it.
 
 Three states, not two: no row (never indexed: ``update`` rebuilds), a row with a NULL
 ``head_sha`` (a rebuild in flight or dead: ``update`` refuses), a row with a commit.

@@ -1,4 +1,4 @@
-"""``SqliteIndexStore``: the index store port over ``index.db`` (SCHEMA §3, §3.7).
+"""``SqliteIndexStore``: the index store port over ``index.db`` (docs/index-schema.md §3, §3.7).
 
 Statements are packed into transactions of at most ``WRITE_BATCH_SIZE`` (one file's statements
 never split), so a failure leaves each file whole.
@@ -333,8 +333,8 @@ def rename_writes(source: str, target: str, *, with_state: bool) -> list[Write]:
         ("UPDATE files SET path = ? WHERE path = ?", (target, source)),
     ]
     if with_state:
-        # No foreign key crosses databases: the access row moves in the same batch (SCHEMA §4),
-        # unless the target already has one of its own.
+        # No foreign key crosses databases: the access row moves in the same batch
+        # (docs/index-schema.md §4), unless the target already has one of its own.
         writes.append(
             (
                 "UPDATE state.access SET path = ? WHERE path = ? AND NOT EXISTS "

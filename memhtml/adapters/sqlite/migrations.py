@@ -1,4 +1,5 @@
-"""Numbered ``.sql`` migrations: discovery, placeholder filling and the two ledgers (SCHEMA §2).
+"""Numbered ``.sql`` migrations: discovery, placeholder filling and the two ledgers
+(docs/index-schema.md §2).
 
 Each pending file runs with its ledger row as one script in one IMMEDIATE transaction, through
 the same ``script`` primitive every caller uses, so a migration either lands whole with its

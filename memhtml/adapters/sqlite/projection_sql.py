@@ -1,7 +1,7 @@
 """The statements that persist one :class:`memhtml.domain.projection.FileProjection`.
 
 The domain decides every row (``project_file``); this module only spells them as SQL, in the
-order SCHEMA §3 "Projecting one file" gives, and packs files into transactions.
+order docs/index-schema.md §3.1 "Projecting one file" gives, and packs files into transactions.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ UPSERT_AUTHORED_EDGE_SQL: Final = (
 
 
 def projection_writes(projection: FileProjection) -> tuple[Write, ...]:
-    """The statements that make the index hold ``projection``, in SCHEMA §3 order.
+    """The statements that make the index hold ``projection``, in docs/index-schema.md §3 order.
 
     First the file's tags, entities, facets, citations, stale chunks and own authored edges
     are deleted; then ``files`` is upserted on ``path`` (never replaced: a delete would cascade

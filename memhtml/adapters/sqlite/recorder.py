@@ -10,7 +10,7 @@ from memhtml.ports.errors import StorageFailure
 from memhtml.ports.recorder import LINK_KINDS, SessionLink
 
 # The predicate of `files_content_hash_active`, word for word, so SQLite can answer from that
-# partial index and the lookup can never see a row the constraint does not (DECISIONS 14).
+# partial index and the lookup can never see a row the constraint does not (docs/decisions.md §14).
 _ACTIVE_PATH_FOR_HASH: Final = (
     "SELECT path FROM files "
     "WHERE content_hash = ? AND archived = 0 AND memory_type <> 'task' "

@@ -1,4 +1,4 @@
-"""Reinforcement as one conditional upsert per batch of paths (seed 000 §9).
+"""Reinforcement as one conditional upsert per batch of paths (docs/ranking.md §9).
 
 The database decides bumped versus cooling down at the instant of the write, and ``RETURNING``
 names the rows that moved. Reading ``last_accessed_at`` first and deciding in Python would race a

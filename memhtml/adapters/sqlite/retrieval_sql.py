@@ -1,4 +1,4 @@
-"""The fused retrieval statement, one CTE per arm beside the registry (seed 000 §1–§4).
+"""The fused retrieval statement, one CTE per arm beside the registry (docs/ranking.md §1–§4).
 
 Every arm of :data:`memhtml.domain.fusion.RANK_ARMS` has a SQL template here returning exactly
 ``(path, rank)`` with rank from 1, and :func:`build_rrf_sql` folds the active arms into one
@@ -86,7 +86,7 @@ class ArmHoles:
         gate: ``AND {alias}.path IN (…)``, restricting a prior to the query arms' candidates;
             ``""`` for a query arm or when the gate is off.
         embed_model: The configured vector space, inlined into the vector arm.
-        now: The instant salience decays to, from the clock port (DECISIONS 3).
+        now: The instant salience decays to, from the clock port (docs/decisions.md §3).
         vector_max_distance: The vector arm keeps only files nearer than this (cosine
             distance), inlined; ``None`` keeps its whole top list.
         seed_ctes: The CTEs of the query arms a seeded (graph) arm starts from.
@@ -167,7 +167,7 @@ def _salience_sql(holes: ArmHoles) -> str:
     prefix = text_literal(SALIENCE_EXCLUDED_PREFIX)
     # The exclusions live in this arm only: an excluded row keeps its other ranks. substr, not
     # LIKE, because LIKE folds case and reads `_` as a wildcard. An unreadable stamp gives NULL,
-    # which coalesce turns into a decay of 0: infinitely old, never an error (DECISIONS 3).
+    # which coalesce turns into a decay of 0: infinitely old, never an error (docs/decisions.md §3).
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY salience DESC, path) FROM ("
         f"SELECT f.path AS path, coalesce(exp(-{SALIENCE_DECAY_PER_HOUR!r} * {hours}), 0.0) "

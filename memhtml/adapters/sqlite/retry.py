@@ -1,4 +1,5 @@
-"""Retrying a whole transaction when SQLite stays busy past its own busy timeout (SCHEMA §1).
+"""Retrying a whole transaction when SQLite stays busy past its own busy timeout
+(docs/index-schema.md §1).
 
 The schedule starts at 15 ms, doubles, is jittered by 0.8–1.2 and stops once 20 s have passed
 in total. Only ``SQLITE_BUSY`` is retried: any other error is a fact about the statement and

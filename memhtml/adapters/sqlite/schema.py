@@ -1,5 +1,5 @@
-"""Names of the index and state schemas (SCHEMA.md §3–§5), and the one place the FTS tokenizer
-is chosen.
+"""Names of the index and state schemas (docs/index-schema.md §3–§5), and the one place the FTS
+tokenizer is chosen.
 
 The migration files are the DDL; this module names the identifiers Python code binds to, so a
 renamed table fails a contract test instead of drifting silently.
@@ -126,7 +126,7 @@ FTS_TOKENIZER_SETTING: Final = "fts_tokenizer"
 # The frame-key derivation the stored keys were made with (migration 0005).
 FRAME_KEY_RULE_SETTING: Final = "frame_key_rule"
 
-# DECISIONS 12: the tokenizer is chosen when the index is built (MEMHTML_FTS_TOKENIZER) and
+# docs/decisions.md §12: the tokenizer is chosen when the index is built (MEMHTML_FTS_TOKENIZER) and
 # recorded in SETTINGS_TABLE. Name → FTS5 `tokenize` argument; porter wraps unicode61 so
 # stemming never changes how words are split.
 FTS_TOKENIZERS: Final[dict[str, str]] = {

@@ -1,4 +1,4 @@
-"""A search scope as one SQL filter string that every ranking arm receives (seed 000 §6).
+"""A search scope as one SQL filter string that every ranking arm receives (docs/ranking.md §6).
 
 The filter is a run of ``AND`` conditions over a ``files`` row written against the token
 ``{alias}``; each arm substitutes the alias its own ``files`` row goes by. One string reaching

@@ -1,4 +1,5 @@
-"""``state.access`` out to its sidecar text and back in with a merge (SCHEMA §4, DECISIONS 16).
+"""``state.access`` out to its sidecar text and back in with a merge (docs/index-schema.md §4,
+docs/decisions.md §16).
 
 The state plane cannot be rebuilt from git, so its durable copy is the committed
 ``.memhtml/state/access.jsonl``. Rendering and parsing are the domain's

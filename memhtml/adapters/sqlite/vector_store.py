@@ -1,4 +1,5 @@
-"""``SqliteVectorStore``: the vector store port over the ``embeddings`` table (SCHEMA §3.4)."""
+"""``SqliteVectorStore``: the vector store port over the ``embeddings`` table
+(docs/index-schema.md §3.4)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ class SqliteVectorStore:
     def put_vectors(
         self, vectors: Sequence[StoredVector], *, model: str, dim: int, created_at: str
     ) -> None:
-        """See ``VectorStore.put_vectors``; batches of ``WRITE_BATCH_SIZE`` (SCHEMA §1)."""
+        """See ``VectorStore.put_vectors``; batches of ``WRITE_BATCH_SIZE``
+        (docs/index-schema.md §1)."""
         writes: list[Write] = [
             (UPSERT_VECTOR_SQL, (v.chunk_id, model, dim, v.blob, created_at)) for v in vectors
         ]

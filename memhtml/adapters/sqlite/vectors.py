@@ -1,4 +1,4 @@
-"""The ``embeddings.vec`` blob: dim × float32, little-endian (SCHEMA §3.4).
+"""The ``embeddings.vec`` blob: dim × float32, little-endian (docs/index-schema.md §3.4).
 
 That is the layout sqlite-vec's ``vec_distance_cosine`` reads directly, so no conversion runs
 inside a query. Packing uses the stdlib ``array`` module: numpy stays out of the index path.
@@ -25,7 +25,7 @@ COMPAT_DISTANCE_FUNCTION: Final = "vector_distance_cos"
 def vector_distance_cos(a: object, b: object) -> float | None:
     """SQL function ``vector_distance_cos(a, b)``: 1 − cosine of two float32 blobs.
 
-    The optional compatibility function of SCHEMA §1; the arms use sqlite-vec's
+    The optional compatibility function of docs/index-schema.md §1; the arms use sqlite-vec's
     ``vec_distance_cosine``. It answers NULL for anything but two well-formed blobs and 1.0 when
     either vector is all zeros, the domain's convention.
 

@@ -125,7 +125,7 @@ def fake_bow_embedder() -> EmbeddingModel:
 def configured_watermark(
     settings: EmbedSettings, embedder: EmbeddingModel | None
 ) -> tuple[str, int]:
-    """The vector space the index records, even when nothing embeds (DECISIONS 21).
+    """The vector space the index records, even when nothing embeds (docs/decisions.md §21).
 
     ``off`` records MiniLM's space; a store opened without its embedder (plain ``doctor``,
     ``state export``) still records the configured e5 space, which is known without the model.

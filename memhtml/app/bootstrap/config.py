@@ -34,7 +34,8 @@ ENV_AWS_REGION: Final = "MEMHTML_AWS_REGION"
 ENV_VECTOR_COVERAGE_FLOOR: Final = "MEMHTML_VECTOR_COVERAGE_FLOOR"
 
 DEFAULT_BACKEND: Final[EmbedBackend] = "local"
-# `on` is CLI.md's spelling of the default backend, kept so old scripts keep working.
+# `on` is the original spelling of the default backend (docs/cli-contract.md §5), kept so old
+# scripts keep working.
 _BACKEND_ALIASES: Final[Mapping[str, EmbedBackend]] = {
     "local": "local",
     "on": "local",
@@ -54,7 +55,7 @@ class EmbedSettings:
 
     ``off`` is healthy, not degraded by accident: it keeps the default watermark
     (``all-MiniLM-L6-v2-int8@384``) and writes no vectors, so switching between ``off`` and
-    ``local`` needs no rebuild (DECISIONS 21).
+    ``local`` needs no rebuild (docs/decisions.md §21).
 
     Attributes:
         backend: ``local`` (default), ``e5`` (multilingual-e5-small through the optional

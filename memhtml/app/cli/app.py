@@ -105,8 +105,8 @@ def run(root: click.Group, argv: Sequence[str]) -> int:
         if scanned.options.version:
             help_module.show_version(state)
         elif scanned.options.help or not scanned.rest:
-            # Bare `memhtml` is `memhtml --help` (issue 18; CLI.md §2 printed the manifest,
-            # 1,600 lines of JSON at a person's terminal). `memhtml manifest` is the JSON.
+            # Bare `memhtml` is `memhtml --help` (issue 18; docs/cli-contract.md §2 printed the
+            # manifest, 1,600 lines of JSON at a person's terminal). `memhtml manifest` is the JSON.
             words = (*scanned.command_path, *scanned.unresolved)
             help_module.show_help(root, words, state)
         else:

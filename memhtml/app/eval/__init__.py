@@ -1,4 +1,4 @@
-"""The evaluation harnesses (EVAL.md): the discrimination gate and the LoCoMo benchmark.
+"""The evaluation harnesses (docs/evaluation.md): the discrimination gate and the LoCoMo benchmark.
 
 Each builds its stores through the real write, index and retrieval paths in a temporary folder;
 neither opens a user's repository.

@@ -85,7 +85,8 @@ class StoreIndexer:
                 pool can receive it.
             clock: Stamps ``indexed_at`` and the watermark.
             embed_watermark: The configured space, ``<model-id>@<dim>``; recorded and checked
-                even with no embedder (``MEMHTML_EMBED=off`` keeps the default, DECISIONS 21).
+                even with no embedder (``MEMHTML_EMBED=off`` keeps the default,
+                docs/decisions.md §21).
             embed_dim: Its dimension.
             embedder: The document embedder, or ``None`` for a lexical-only store.
             embed_persist_slice: Pending chunks embedded and stored per step (tests make it
@@ -199,7 +200,7 @@ class StoreIndexer:
         context = self._context
         # The first build is needed before anything can be answered, so it waits for another
         # process's; a died rebuild's successor does not wait on a live one (reads answer
-        # from the index as it stands, DECISIONS 20).
+        # from the index as it stands, docs/decisions.md §20).
         first = context.store.index_state() is None
         with self._claim.held(wait=first) as got:
             if not got:

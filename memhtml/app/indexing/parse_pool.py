@@ -31,7 +31,8 @@ from memhtml.ports.memory_parser import MemoryParser
 from memhtml.ports.progress import NO_PROGRESS, PHASE_PARSING, ProgressSink
 
 # A parser that raises anything but InvalidMemory has a bug, but that bug must not make every
-# read fail: `update` runs before each read (DECISIONS 20), so the file is skipped and named.
+# read fail: `update` runs before each read (docs/decisions.md §20), so the file is skipped
+# and named.
 PARSE_ERROR: Final = "parse-error"
 # Batches per worker: enough that one slow batch does not leave the other core idle at the end,
 # few enough that pickling overhead stays small.

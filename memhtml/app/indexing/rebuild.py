@@ -1,5 +1,5 @@
 """A full rebuild: the tree at HEAD read first, then one truncate, the projections, the vectors
-put back, and the commit recorded last (SCHEMA §3.7).
+put back, and the commit recorded last (docs/index-schema.md §3.7).
 
 The watermark is NULL from the truncate until the last write, so a rebuild that dies anywhere
 in between is visible to the next ``update`` as ``IndexStale``, never as a current index with

@@ -1,4 +1,4 @@
-"""An incremental update: carry out an ``UpdatePlan`` against the index (SCHEMA §3.7).
+"""An incremental update: carry out an ``UpdatePlan`` against the index (docs/index-schema.md §3.7).
 
 Write phases: row moves, then removals; the rows of stored holders a smaller path of this pass
 displaces; projections whose active content hash is free; then the duplicates' rows removed and

@@ -40,8 +40,8 @@ class ToolSpec:
     def output_schema(self) -> dict[str, object]:
         """A JSON Schema naming the keys every successful result carries.
 
-        Values are left unconstrained: their shapes are CLI.md's, and restating them here
-        would be a second copy to drift.
+        Values are left unconstrained: their shapes are docs/cli-contract.md's, and restating them
+        here would be a second copy to drift.
         """
         return {
             "type": "object",

@@ -3,7 +3,7 @@
 The query text has four consumers and all of them are here: the full-text terms, the query
 vector, the entities it names, and (after fusion) polarity. A missing input (no query terms, no
 usable query vector, no state plane, no entity named) drops its arm and never fails the query
-(seed 000 §4).
+(docs/ranking.md §4).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class FusionPlanner:
 
     Attributes:
         ranks: The rank store.
-        clock: Salience's ``now`` (DECISIONS 3).
+        clock: Salience's ``now`` (docs/decisions.md §3).
         embedder: Embeds queries for the vector arm; ``None`` runs lexical and priors only.
         embed_model: The configured vector space; ``None`` falls back to the recorded one. A
             query vector from another space never meets the stored vectors.

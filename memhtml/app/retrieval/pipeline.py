@@ -38,7 +38,7 @@ from memhtml.ports.retrieval import (
 )
 
 RECALL_CANDIDATES: Final = DEFAULT_SEARCH_LIMIT * MMR_POOL_FACTOR
-"""Recall folds the top 30 post-polarity candidates (CLI.md §3.3)."""
+"""Recall folds the top 30 post-polarity candidates (docs/cli-contract.md §3.3)."""
 
 
 @attrs.frozen(kw_only=True)

@@ -247,9 +247,9 @@ def apply_batch(
     Each op sees the files earlier ops wrote, moved or linked. A write whose content equals an
     active non-task memory or an earlier op's write dedups (``ok``, ``deduped``). Each staged
     write carries its conflicts (see the module docstring for ``on_conflict``). The commit
-    subject follows CLI.md §3.2; the batch-wide session values become its trailers, and each
-    written memory naming a session gets a ``wrote`` session link. ``progress`` hears of the
-    applying phase (units: ops; an aborting batch finishes early) and the index pass's phases.
+    subject follows docs/cli-contract.md §3.2; the batch-wide session values become its trailers,
+    and each written memory naming a session gets a ``wrote`` session link. ``progress`` hears of
+    the applying phase (units: ops; an aborting batch finishes early) and the index pass's phases.
 
     Raises:
         IndexStale, EmbedModelMismatch: Before anything is written.

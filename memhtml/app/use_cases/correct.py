@@ -185,7 +185,7 @@ def correct_memory(
 
     Raises:
         NotFound: No memory at the target.
-        InvalidMemory: The target is archived, or the new file breaks FORMAT.md §10.
+        InvalidMemory: The target is archived, or the new file breaks docs/format.md §10.
         DuplicateContent: The new content equals an active non-task memory (target included).
         DirtyTree: The target has uncommitted edits.
         InvalidInput: A malformed request or a path leaving the repository.

@@ -1,4 +1,4 @@
-"""``doctor``: what is wrong with a store, and what to do about it (CLI.md §3.5).
+"""``doctor``: what is wrong with a store, and what to do about it (docs/cli-contract.md §3.5).
 
 The checks are read-only and always succeed. ``--fix`` runs the repairs first
 (``doctor_fix``: dangling links in one commit, orphan access rows pruned), then the checks,

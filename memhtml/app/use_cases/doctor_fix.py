@@ -29,7 +29,7 @@ from memhtml.ports.health import DanglingLink, HealthProbe, OrphanPruner
 logger = logging.getLogger("memhtml.doctor")
 
 REPAIR_SUBJECT: Final = "repair {count} dangling links"
-"""CLI.md §3.1; the count is every link the commit rewrote or dropped."""
+"""docs/cli-contract.md §3.1; the count is every link the commit rewrote or dropped."""
 
 
 @attrs.frozen(kw_only=True)

@@ -1,4 +1,4 @@
-"""Freshness: bring the index level with the tree before a read answers (DECISIONS 20).
+"""Freshness: bring the index level with the tree before a read answers (docs/decisions.md §20).
 
 ``search``, ``recall``, ``read`` and ``list`` call :func:`ensure_fresh` first, so an edit made a
 moment ago (committed or not) is what the read sees. When nothing moved the update is a HEAD

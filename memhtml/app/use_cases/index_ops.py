@@ -1,4 +1,4 @@
-"""``index rebuild|update|embed|status`` (CLI.md §3.4) over the indexer port.
+"""``index rebuild|update|embed|status`` (docs/cli-contract.md §3.4) over the indexer port.
 
 The rebuild, update and embed reports are the indexer port's own values
 (:class:`~memhtml.ports.indexer.RebuildReport`, ``UpdateReport``, ``BackfillReport``); the
@@ -126,7 +126,7 @@ def embed_with(
 ) -> BackfillReport:
     """Embed every chunk lacking a configured-space vector, in persisted slices.
 
-    DECISIONS 23: when chunks were pending and not one slice landed, the pass failed as a
+    docs/decisions.md §23: when chunks were pending and not one slice landed, the pass failed as a
     whole, so it raises rather than reporting a success that did nothing; a pass that landed
     some slices before the model stopped reports what it did, and the gap.
 

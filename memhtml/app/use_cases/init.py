@@ -1,4 +1,4 @@
-"""``init``: create whatever of the store is missing, convergently (CLI.md §3.2).
+"""``init``: create whatever of the store is missing, convergently (docs/cli-contract.md §3.2).
 
 A re-run over a complete store changes nothing: no file, no commit, ``created: false``. A store
 missing a piece (someone deleted ``areas/arcs/.gitkeep``) gets that piece back in one commit,

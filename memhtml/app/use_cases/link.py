@@ -1,4 +1,4 @@
-"""``link``: add one edge of the closed vocabulary to the source's head (DECISIONS 15)."""
+"""``link``: add one edge of the closed vocabulary to the source's head (docs/decisions.md §15)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``list``: path-ascending keyset pages over the index, with search's scope vocabulary.
 
-No salience: a listing is not evidence that any memory in it was used (seed 000 §9.1).
+No salience: a listing is not evidence that any memory in it was used (docs/ranking.md §9.1).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def list_with(indexer: Indexer, lister: Lister, request: ListRequest, *, embed: 
 
 
 def facet_filters(specs: Sequence[str]) -> tuple[FacetFilter, ...]:
-    """``name=value`` specs as filters, refusing a malformed one (DECISIONS 17).
+    """``name=value`` specs as filters, refusing a malformed one (docs/decisions.md §17).
 
     Raises:
         InvalidInput: A spec without ``=`` or with an empty side.

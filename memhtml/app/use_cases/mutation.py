@@ -8,9 +8,9 @@ Order, and why:
    Under it, first repair what a killed writer left (``app.recovery``), so the preflight
    never indexes a working tree half-way to a commit.
 1. ``indexer.update`` first. It is the preflight (it raises ``IndexStale`` and
-   ``EmbedModelMismatch``, exactly the states CLI.md §3.1 says must refuse before writing), and it
-   brings the index level with HEAD and the working tree, so the dedup lookup sees every file.
-   When nothing moved since the last pass it costs a HEAD read and a status walk.
+   ``EmbedModelMismatch``, exactly the states docs/cli-contract.md §3.1 says must refuse before
+   writing), and it brings the index level with HEAD and the working tree, so the dedup lookup sees
+   every file. When nothing moved since the last pass it costs a HEAD read and a status walk.
 2. Plan against a fresh ``StagedTree`` of the current HEAD; the plan stages its changes and
    names the commit message.
 3. One commit, compare-and-swap on that HEAD. ``HeadMoved`` means another writer landed first:

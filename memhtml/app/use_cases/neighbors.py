@@ -1,8 +1,8 @@
 """``neighbors PATH``: the links around one memory, walked out to ``--depth`` hops.
 
 Outbound links are the memory's own head links; inbound ones are other memories' links to it
-(seed 004). The walk is breadth first and never turns back, so a memory reached at one hop is
-not listed again at two.
+(docs/ranking.md §2.7). The walk is breadth first and never turns back, so a memory reached at
+one hop is not listed again at two.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""``read <path>``: one memory's fields, its article, and a salience bump (CLI.md §3.2).
+"""``read <path>``: one memory's fields, its article, and a salience bump
+(docs/cli-contract.md §3.2).
 
-Reading a named memory is evidence that it was used (seed 000 §9.1), so it bumps the access
+Reading a named memory is evidence that it was used (docs/ranking.md §9.1), so it bumps the access
 count through the same cooldown as ``reinforce``; being listed by search or recall is not.
 """
 
@@ -45,7 +46,7 @@ class ReadPorts:
 
     Attributes:
         git: Reads working-tree files.
-        indexer: Brought up to date before each read (DECISIONS 20).
+        indexer: Brought up to date before each read (docs/decisions.md §20).
         retrieval: Search, recall and the salience bump.
         recorder: Files session links.
         clock: Stamps session links.

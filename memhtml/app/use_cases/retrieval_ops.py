@@ -1,6 +1,6 @@
 """``search``, ``recall`` and ``reinforce`` over an index brought up to date first.
 
-Hits never bump salience: being listed is not evidence of use (seed 000 §9.1). ``reinforce``
+Hits never bump salience: being listed is not evidence of use (docs/ranking.md §9.1). ``reinforce``
 is the explicit signal; an unknown path refuses the whole call before anything is bumped.
 """
 
@@ -25,8 +25,8 @@ class SearchAnswer:
     """``memory.hits``: the retrieval port's result plus the freshness of the index it read.
 
     Attributes mirror :class:`memhtml.ports.retrieval.SearchResult`, then ``index_fresh`` and
-    ``index_update_ms`` (DECISIONS 20), then ``pending_vectors`` (chunks still waiting for a
-    vector after this search embedded its share) and ``degraded_reason`` (why the vector arm
+    ``index_update_ms`` (docs/decisions.md §20), then ``pending_vectors`` (chunks still waiting for
+    a vector after this search embedded its share) and ``degraded_reason`` (why the vector arm
     did not run, ``None`` when it did).
     """
 

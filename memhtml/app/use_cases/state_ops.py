@@ -1,8 +1,9 @@
-"""``state export`` and ``state import``: the access table's committed copy (CLI.md §3.5).
+"""``state export`` and ``state import``: the access table's committed copy
+(docs/cli-contract.md §3.5).
 
 state.db is what git cannot rebuild, so its durable form is ``.memhtml/state/access.jsonl``:
 exported byte-stably and committed only when the bytes change, replayed with a merge
-(DECISIONS 16) that never loses a count, a stamp or a negative outcome.
+(docs/decisions.md §16) that never loses a count, a stamp or a negative outcome.
 """
 
 from __future__ import annotations

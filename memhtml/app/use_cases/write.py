@@ -1,4 +1,5 @@
-"""``write``: render one memory, refuse it whole or dedup it, place it, commit it (CLI.md §3.2)."""
+"""``write``: render one memory, refuse it whole or dedup it, place it, commit it
+(docs/cli-contract.md §3.2)."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ def stage_write(
 
     Raises:
         InvalidInput: A malformed request (see ``checked``) or a path leaving the repository.
-        InvalidMemory: The rendered file breaks FORMAT.md §10, or ``strict_path`` refused.
+        InvalidMemory: The rendered file breaks docs/format.md §10, or ``strict_path`` refused.
         Conflict: The explicit path is occupied (never suffixed).
     """
     request = checked(request)
@@ -133,7 +134,7 @@ def stage_write(
 
 
 def placed_path(tree: StagedTree, request: WriteRequest, stamp: str) -> str:
-    """The first free path placement gives ``request`` (FORMAT.md §11 rules 2–7).
+    """The first free path placement gives ``request`` (docs/format.md §11 rules 2–7).
 
     Raises:
         Conflict: The placement folder lies under a file (a symlink, say) or every collision

@@ -1,6 +1,6 @@
--- index.db, final schema of SCHEMA.md §3 (the original's 0001_files … 0010_trace_consolidations
--- folded into one file). Applied once, in one transaction with its ledger row; never edited
--- after release: a change goes into a new numbered file.
+-- index.db, final schema of docs/index-schema.md §3 (the original's 0001_files …
+-- 0010_trace_consolidations folded into one file). Applied once, in one transaction with its ledger
+-- row; never edited after release: a change goes into a new numbered file.
 -- The two double-brace placeholders below are filled by the runner from a closed set
 -- (schema.FTS_TOKENIZERS), never from user text.
 
@@ -172,7 +172,7 @@ CREATE TABLE index_state (
     updated_at TEXT NOT NULL
 );
 
--- Build-time settings (DECISIONS 12): the tokenizer files_fts was built with, so a
+-- Build-time settings (docs/decisions.md §12): the tokenizer files_fts was built with, so a
 -- configuration that asks for another one is detected instead of silently ignored.
 CREATE TABLE index_settings (
     name TEXT NOT NULL PRIMARY KEY,

@@ -1,4 +1,4 @@
--- state.db, final schema of SCHEMA.md §4 (the original's S0001_access and
+-- state.db, final schema of docs/index-schema.md §4 (the original's S0001_access and
 -- S0002_entity_corroboration folded into one file). Every name is qualified with the `state`
 -- schema: this file runs on the connection that also holds index.db as `main`.
 -- No foreign keys: cross-database foreign keys do not exist, and these rows must outlive a

@@ -1,4 +1,4 @@
-"""The ``memhtml`` commands, one module per command group (CLI.md §2).
+"""The ``memhtml`` commands, one module per command group (docs/cli-contract.md §2).
 
 Each module's ``register(group)`` adds its commands; ``memhtml.app.cli.app.REGISTRARS`` lists
 them. Modules here import click and the framework only at import time: the use cases, the

@@ -1,5 +1,5 @@
-"""``eval discriminate`` (EVAL.md A): does retrieval put each correct memory ahead of every
-planted look-alike? Builds its own fixture store in a temporary folder; opens no user repo.
+"""``eval discriminate`` (docs/evaluation.md §A): does retrieval put each correct memory ahead of
+every planted look-alike? Builds its own fixture store in a temporary folder; opens no user repo.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``memhtml eval locomo`` (EVAL.md B): the LoCoMo retrieval benchmark.
+"""``memhtml eval locomo`` (docs/evaluation.md §B): the LoCoMo retrieval benchmark.
 
 Each conversation becomes a store of its own in a temporary folder, built through ``init``, one
 ``apply`` batch and ``index rebuild``; every question is then one in-process search. No user

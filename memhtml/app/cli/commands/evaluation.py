@@ -1,4 +1,5 @@
-"""The ``eval`` group (CLI.md §2, EVAL.md): ``eval discriminate`` and ``eval locomo``.
+"""The ``eval`` group (docs/cli-contract.md §2, docs/evaluation.md): ``eval discriminate`` and
+``eval locomo``.
 
 Neither command opens a user repository: each builds its own stores in a temporary folder.
 """
@@ -17,7 +18,7 @@ def register(group: click.Group) -> None:
 
 @click.group("eval")
 def evaluation() -> None:
-    """Measure retrieval: the discrimination gate and the LoCoMo benchmark (EVAL.md)."""
+    """Measure retrieval: the discrimination gate and the LoCoMo benchmark (docs/evaluation.md)."""
 
 
 eval_discriminate.register(evaluation)

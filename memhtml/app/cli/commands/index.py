@@ -1,4 +1,5 @@
-"""Index commands (CLI.md §3.4): ``index rebuild|update|embed|status``, all ``index.report``.
+"""Index commands (docs/cli-contract.md §3.4): ``index rebuild|update|embed|status``, all
+``index.report``.
 
 The data carries ``mode`` (the subcommand) first, then the report's fields. A pass that ran
 without some vectors says why on stderr; the report itself stays the contract's shape. The

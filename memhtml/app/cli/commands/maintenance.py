@@ -1,4 +1,5 @@
-"""Maintenance commands (CLI.md §3.5): ``doctor``, ``state export`` and ``state import``."""
+"""Maintenance commands (docs/cli-contract.md §3.5): ``doctor``, ``state export`` and
+``state import``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ranking switches every search path takes (DECISIONS 12), declared once.
+"""The ranking switches every search path takes (docs/decisions.md §12), declared once.
 
 ``search``, ``recall``, ``eval discriminate`` and ``eval locomo`` all wear
 :func:`ranking_options`; their bodies receive one ``ranking`` argument (a ``RankingOptions``)

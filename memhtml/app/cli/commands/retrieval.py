@@ -1,5 +1,5 @@
-"""Retrieval commands (CLI.md §3.3): ``search`` and ``recall``, with the ablation switches of
-DECISIONS 12 so that a tuning run is one command line.
+"""Retrieval commands (docs/cli-contract.md §3.3): ``search`` and ``recall``, with the ablation
+switches of docs/decisions.md §12 so that a tuning run is one command line.
 """
 
 from __future__ import annotations

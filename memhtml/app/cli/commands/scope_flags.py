@@ -1,8 +1,9 @@
-"""The scope flags ``search``, ``recall`` and ``list`` share, and their checks (CLI.md §3.3).
+"""The scope flags ``search``, ``recall`` and ``list`` share, and their checks
+(docs/cli-contract.md §3.3).
 
 Malformed scope values are refused here, before anything runs: the library drops a malformed
-facet (DECISIONS 17) and would scope an entity without a type to nothing, but a person typing a
-flag should hear about the typo.
+facet (docs/decisions.md §17) and would scope an entity without a type to nothing, but a person
+typing a flag should hear about the typo.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def checked_entity(entity: str | None) -> str | None:
 
 
 def checked_facets(specs: tuple[str, ...]) -> tuple[FacetFilter, ...]:
-    """``--facet`` specs parsed strictly (DECISIONS 17).
+    """``--facet`` specs parsed strictly (docs/decisions.md §17).
 
     Raises:
         InvalidInput: A spec without ``=`` or with an empty side.
@@ -89,7 +90,7 @@ def checked_facets(specs: tuple[str, ...]) -> tuple[FacetFilter, ...]:
 
 
 def checked_as_of(as_of: str | None) -> str | None:
-    """``--as-of`` normalised to the stamp the index compares against (DECISIONS 2).
+    """``--as-of`` normalised to the stamp the index compares against (docs/decisions.md §2).
 
     Raises:
         InvalidInput: Not an ISO date or date-time.

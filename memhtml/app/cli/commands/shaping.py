@@ -1,10 +1,11 @@
-"""Result values → the ``data`` of CLI.md's envelopes: camelCase keys, in CLI.md's order.
+"""Result values → the ``data`` of the envelopes: camelCase keys, in
+docs/cli-contract.md §3's order.
 
 The use cases return frozen values with snake_case fields; the command line spells the same
 fields in camelCase, ``apply`` included (issue 18: one naming rule for every key, pinned by
 ``tests/integration/test_cli_key_naming.py``). Each response type's key order is written down
-here once, as CLI.md lists it, and a value missing one of those fields is a bug that fails
-loudly instead of printing a shorter contract.
+here once, as docs/cli-contract.md lists it, and a value missing one of those fields is a bug that
+fails loudly instead of printing a shorter contract.
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ def shaped(value: object, keys: tuple[str, ...]) -> Data:
 
 
 def apply_data(value: object) -> Data:
-    """``batch.applied`` data: camelCase, results and summary in CLI.md's order."""
+    """``batch.applied`` data: camelCase, results and summary in docs/cli-contract.md §3.2's
+    order."""
     data = shaped(value, APPLY_KEYS)
     results = data["results"]
     summary = data["summary"]
@@ -256,7 +258,7 @@ def hits_data(answer: object) -> Data:
 
 
 def recall_data(answer: object) -> Data:
-    """``recall.pack`` data: both folds in CLI.md's shape."""
+    """``recall.pack`` data: both folds in docs/cli-contract.md §3.3's shape."""
     data = shaped(answer, RECALL_KEYS)
     for fold in ("arcs", "memories"):
         value = data[fold]

@@ -1,4 +1,4 @@
-"""Store lifecycle commands (CLI.md §3.2): init, write, correct, archive, link, apply.
+"""Store lifecycle commands (docs/cli-contract.md §3.2): init, write, correct, archive, link, apply.
 
 Every body opens the store through ``opening.open_here``, hands a request to its use case
 and returns the shaped result; the use cases decide, commit and re-index (lexically: see

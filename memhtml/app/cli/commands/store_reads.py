@@ -1,7 +1,7 @@
 """The store commands that read or only touch the state plane: read, list, neighbors, reinforce.
 
 Split from ``store.py`` (the committing commands) to keep each module about one thing; both
-are part of CLI.md's "store" group.
+are part of the "store" group of docs/cli-contract.md §2.
 """
 
 from __future__ import annotations

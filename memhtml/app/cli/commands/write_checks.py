@@ -12,7 +12,7 @@ from memhtml.domain.errors import InvalidInput
 def checked_write_path(raw: str | None, flag: str = "--path") -> str | None:
     """The explicit path of a write, normalised; refused with the reason when unusable.
 
-    FORMAT.md §11 rule 1 lets a writer ignore an unusable path and place the memory itself;
+    docs/format.md §11 rule 1 lets a writer ignore an unusable path and place the memory itself;
     the command line and the MCP server refuse instead (issue 18), because a caller who named
     a path and found the memory elsewhere, with exit 0 and no word, had no way to notice.
 

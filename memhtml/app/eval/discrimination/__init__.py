@@ -1,5 +1,5 @@
-"""The discrimination gate (EVAL.md A): does retrieval rank each true memory above its planted
-look-alikes?
+"""The discrimination gate (docs/evaluation.md §A): does retrieval rank each true memory above its
+planted look-alikes?
 
 Pure parts (``prng``, ``topics``, ``texts``, ``controls``, ``probes``, ``generator``,
 ``salience``, ``scoring``) build the fixture and score ranks without I/O; ``rendering`` turns the

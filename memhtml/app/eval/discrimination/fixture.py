@@ -26,7 +26,7 @@ Role = Literal["person", "base", "control", "archived"]
 
 
 def epoch_ms_of(now_ms: int | None) -> int:
-    """The fixture's epoch in epoch milliseconds (EVAL.md A.2 "Clock")."""
+    """The fixture's epoch in epoch milliseconds (docs/evaluation.md §A.2 "Clock")."""
     if now_ms is None:
         return int(DEFAULT_EPOCH.timestamp() * 1000)
     return (now_ms // DAY_MS) * DAY_MS - NOW_AFTER_EPOCH_DAYS * DAY_MS

@@ -1,4 +1,5 @@
-"""The fixture generator: a pure function of ``(seed, size, probes, now)`` (EVAL.md A.2).
+"""The fixture generator: a pure function of ``(seed, size, probes, now)``
+(docs/evaluation.md §A.2).
 
 Ordinal ``i`` fixes a base memory's topic (``i % 12``), type (``i % 9``), kit (``i % 9``),
 environment word (``i % 23``) and noun (``(i // 36) % 5``), so no two base memories share
@@ -184,7 +185,7 @@ def _article(claim: str, topic: Topic, noun_index: int, i: int, verb: str, stamp
 
 
 def _with_links(bases: list[_Base], size: int) -> list[_Base]:
-    """Add the edges once every path exists, so none dangles (EVAL.md A.2 "Links")."""
+    """Add the edges once every path exists, so none dangles (docs/evaluation.md §A.2 "Links")."""
     arcs = [b.path for b in bases if b.wording.memory_type == texts.ARC]
     linked: list[_Base] = []
     non_arc = 0

@@ -47,7 +47,7 @@ class SplitMix64:
 
 
 def access_seed(seed: int) -> int:
-    """The access stream's seed: a fixed transform of the run's seed (EVAL.md A.2).
+    """The access stream's seed: a fixed transform of the run's seed (docs/evaluation.md §A.2).
 
     A separate stream means adding a jitter draw never shifts the salience rows, and the
     other way round.

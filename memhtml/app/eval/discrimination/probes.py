@@ -1,4 +1,4 @@
-"""Probe queries and the choice of probe targets (EVAL.md A.2 "Probes").
+"""Probe queries and the choice of probe targets (docs/evaluation.md §A.2 "Probes").
 
 A query is the target's own claim reduced to content words, so the target is a near-perfect
 lexical and vector match, and so is every control: only the flip separates them.

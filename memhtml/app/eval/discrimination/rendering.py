@@ -50,5 +50,6 @@ def render_files(fixture: Fixture, codec: MemoryCodec) -> dict[str, bytes]:
 
 
 def sidecar_bytes(fixture: Fixture) -> bytes:
-    """The access rows as the committed ``.memhtml/state/access.jsonl`` (SCHEMA §4)."""
+    """The access rows as the committed ``.memhtml/state/access.jsonl``
+    (docs/index-schema.md §4)."""
     return render_sidecar(fixture.access_rows).encode("utf-8")

@@ -1,4 +1,5 @@
-"""Runs to the ``eval.discrimination`` data: EVAL.md A.1's keys, in its order, camelCase.
+"""Runs to the ``eval.discrimination`` data: docs/evaluation.md §A.1's keys, in its order,
+camelCase.
 
 Written out key by key rather than through the generic shaper: the report mixes values from the
 fixture, the probes and the configuration, and A.1 is the one place that says what it holds.
@@ -46,7 +47,7 @@ def run_data(run: GateRun) -> dict[str, object]:
 
 
 def ranking_data(config: GateConfig) -> dict[str, object]:
-    """The ranking switches the run used (DECISIONS 12): a tuning run describes itself."""
+    """The ranking switches the run used (docs/decisions.md §12): a tuning run describes itself."""
     options = config.ranking
     return {
         "arms": None if options.arms is None else list(options.arms),

@@ -45,7 +45,8 @@ TEMP_PREFIX: Final = "memhtml-gate-"
 
 @attrs.frozen(kw_only=True)
 class GateConfig:
-    """One run's settings (EVAL.md A.1 flags plus the DECISIONS 12 switches)."""
+    """One run's settings (docs/evaluation.md §A.1 flags plus the docs/decisions.md §12
+    switches)."""
 
     mode: Mode = "fake"
     seed: int = 20260802

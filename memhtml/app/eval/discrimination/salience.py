@@ -1,4 +1,5 @@
-"""Query-blind salience seeding: the access rows the state plane starts from (EVAL.md A.2).
+"""Query-blind salience seeding: the access rows the state plane starts from
+(docs/evaluation.md §A.2).
 
 Rows come from their own stream, so the salience arm carries signal that is unrelated to any
 probe: it can push a target up or leave it alone, never single out a control (controls have

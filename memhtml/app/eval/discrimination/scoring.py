@@ -132,7 +132,7 @@ class GateSummary:
 
 
 def summarize(scores: Sequence[ProbeScore], *, mrr_floor: float, lexical: bool) -> GateSummary:
-    """Aggregate probe scores and apply the pass rule (EVAL.md A.3).
+    """Aggregate probe scores and apply the pass rule (docs/evaluation.md §A.3).
 
     fake/local: at least one probe, no inversion, ``mrr >= mrr_floor`` and no degraded probe.
     lexical: not MRR-gated; every probe degraded and at least one discriminated.

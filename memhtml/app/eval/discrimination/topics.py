@@ -288,13 +288,13 @@ STOPWORDS: Final[frozenset[str]] = frozenset(
         "have",
     }
 )
-"""Function words dropped from a probe's query (EVAL.md A.2: "a fixed list of ~44")."""
+"""Function words dropped from a probe's query (docs/evaluation.md §A.2: "a fixed list of ~44")."""
 
 QUALIFIERS: Final[tuple[str, ...]] = ("pro", "beta", "legacy", "experimental", "preview")
 """The variant family's qualifiers, picked by the target path's code-point sum mod 5."""
 
 NEGATION_WORDS: Final[frozenset[str]] = NEGATION_MARKERS
-"""The negation family's marker set: the polarity step's own list (DECISIONS 9)."""
+"""The negation family's marker set: the polarity step's own list (docs/decisions.md §9)."""
 
 NEGATION_ANCHORS: Final[tuple[str, ...]] = (
     "should",

@@ -52,7 +52,7 @@ def run_locomo(config: RunConfig, *, data: str | None, cli_latency: int = 0) -> 
 
     Args:
         config: The run's settings; ``config.embed`` must match ``config.mode``.
-        data: ``--data``, or None for the default path (DECISIONS 25).
+        data: ``--data``, or None for the default path (docs/decisions.md §25).
         cli_latency: Also time this many ``memhtml search`` subprocesses against the first
             conversation's store (0: none).
 

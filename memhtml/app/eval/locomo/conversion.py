@@ -1,4 +1,4 @@
-"""A LoCoMo conversation as ``apply`` write ops (EVAL.md B.2), pure.
+"""A LoCoMo conversation as ``apply`` write ops (docs/evaluation.md §B.2), pure.
 
 The stores are built through the real write path, so a conversation becomes the same checked
 ops a person's JSONL batch would: one per turn (the default), or one per session. Every op names
@@ -50,7 +50,7 @@ class ConvertedConversation:
 
 
 def utc_stamp(instant: dt.datetime) -> str:
-    """``YYYY-MM-DDTHH:MM:SSZ``, the form the writer stores (DECISIONS 2)."""
+    """``YYYY-MM-DDTHH:MM:SSZ``, the form the writer stores (docs/decisions.md §2)."""
     return instant.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -1,4 +1,4 @@
-"""Where ``locomo10.json`` is looked for (DECISIONS 25).
+"""Where ``locomo10.json`` is looked for (docs/decisions.md §25).
 
 The default is ``../shared/data/locomo/locomo10.json`` from the project root. "Project root" is
 tried as the working directory first (running from a checkout), then as the source checkout

@@ -1,4 +1,4 @@
-"""Reading ``locomo10.json`` into frozen values (EVAL.md B.1).
+"""Reading ``locomo10.json`` into frozen values (docs/evaluation.md §B.1).
 
 The file is CC BY-NC: it is read from wherever the caller keeps it and never copied. Reading
 checks the shape the harness relies on (sessions with dated turns, ``D<s>:<t>`` ids in turn

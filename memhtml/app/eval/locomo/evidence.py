@@ -1,4 +1,5 @@
-"""Evidence normalisation (EVAL.md B.3): raw evidence strings → the turn ids that are gold.
+"""Evidence normalisation (docs/evaluation.md §B.3): raw evidence strings → the turn ids that
+are gold.
 
 Nine evidence strings in LoCoMo are malformed: several ids in one string, ``D:11:26``,
 ``D30:05``, a bare ``D``, and ids of turns that do not exist. Scoring them verbatim would make
@@ -58,7 +59,7 @@ def canonical_turn_id(token: str) -> str | None:
 
 
 def normalise_evidence(raw: Iterable[str], known_ids: Collection[str]) -> NormalisedEvidence:
-    """Split, canonicalise, drop and dedupe ``raw`` evidence (EVAL.md B.3).
+    """Split, canonicalise, drop and dedupe ``raw`` evidence (docs/evaluation.md §B.3).
 
     Each string is split on runs of ``;``, ``,`` and whitespace; each token is mapped by
     ``^D:?(\\d+):(\\d+)$`` to ``D<int>:<int>``; tokens that do not match, and ids not in

@@ -1,4 +1,4 @@
-"""Ranking metrics for the LoCoMo benchmark (EVAL.md B.4), pure.
+"""Ranking metrics for the LoCoMo benchmark (docs/evaluation.md §B.4), pure.
 
 Binary relevance throughout: an item is gold or it is not. Each function takes the ranked items
 (best first, distinct) and the gold set; none of them looks at anything else, so the turn level

@@ -1,4 +1,5 @@
-"""Queries and their gold (EVAL.md B.3), pure: one conversation's QA items → scored queries.
+"""Queries and their gold (docs/evaluation.md §B.3), pure: one conversation's QA items →
+scored queries.
 
 Categories 1–4 are scored; category 5 (adversarial: the question presumes something the
 conversation never said) is scored apart. A scored item whose evidence normalises to nothing
@@ -25,7 +26,7 @@ class Query:
 
     Attributes:
         qa_index: The item's 0-based position in the conversation's ``qa`` list.
-        category: 1–5 (EVAL.md B.1).
+        category: 1–5 (docs/evaluation.md §B.1).
         question: The search text, verbatim.
         gold_turns: Normalised evidence turn ids, in first-mention order.
         gold_sessions: The sessions of those turns, in first-mention order.

@@ -1,4 +1,4 @@
-"""The ``eval.locomo`` data (EVAL.md B.4) and its markdown table, from finished runs.
+"""The ``eval.locomo`` data (docs/evaluation.md §B.4) and its markdown table, from finished runs.
 
 Pure: the runs carry every per-query score and latency; this module only averages, rounds and
 lays them out. Averages are per query (each question weighs the same), pooled over the
@@ -77,7 +77,7 @@ def latency_data(values: Sequence[float]) -> dict[str, object]:
 
 
 def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[str, object]:
-    """The ``eval.locomo`` data object, keys in EVAL.md B.4 order."""
+    """The ``eval.locomo`` data object, keys in docs/evaluation.md §B.4 order."""
     outcomes = [outcome for run in runs for outcome in run.outcomes]
     scored = [o for o in outcomes if o.category in SCORED_CATEGORIES]
     adversarial = [o for o in outcomes if o.category == ADVERSARIAL_CATEGORY]

@@ -6,8 +6,8 @@ hybrid mode), then one in-process ``Store.search`` per question, freshness check
 
 The batch is applied without an embedder and the rebuild embeds: embedding inside the apply
 pass and again in the rebuild would pay for the model twice. ``off`` and ``local`` share one
-watermark (DECISIONS 21), so the rebuild needs no model switch. Ingest time is therefore the
-write path alone and index time includes every vector.
+watermark (docs/decisions.md §21), so the rebuild needs no model switch. Ingest time is therefore
+the write path alone and index time includes every vector.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class RunConfig:
         limit: Hits per search.
         conversations: Only the first N conversations, or those with these ids, in file
             order; None for all.
-        options: The ablation switches (DECISIONS 12).
+        options: The ablation switches (docs/decisions.md §12).
         fts_tokenizer: ``unicode61`` or ``porter``, applied when each store is built.
         embed: The embed settings the stores are opened with (their backend matches ``mode``).
     """
