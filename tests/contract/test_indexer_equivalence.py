@@ -9,6 +9,7 @@ for the uncommitted tree) holds.
 from __future__ import annotations
 
 import datetime as dt
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -58,7 +59,7 @@ operations = st.one_of(
 )
 
 
-class History:
+class History(ABC):
     """A fake repository driven by operations, and fresh memory text on demand; a subclass
     says what an ``update`` step does."""
 
@@ -66,9 +67,9 @@ class History:
         self.git = FakeGit()
         self.counter = 0
 
+    @abstractmethod
     def update(self) -> None:
         """Bring the index kept by updates up to date."""
-        raise NotImplementedError
 
     def fresh(self, valid: bool) -> bytes:
         """A memory whose article no other file has; only a copy repeats it."""

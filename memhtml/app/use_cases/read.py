@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -254,18 +254,10 @@ def read_with(
     _bump(ports.retrieval, path)
     if session_id:
         record_session_link(ports, "read", (path,), session_id, prompt_id, turn_uuid)
-    return ReadResult(
-        path=path,
-        title=doc.title,
-        metas=present_metas(doc),
-        entities=tuple(entity.ref for entity in doc.entities),
-        tags=doc.tags,
-        links=tuple(ReadLink(rel=link.rel, href=f"/{link.target}") for link in doc.links),
-        gist=doc.gist,
-        body=doc.body_text,
-        html=article_inner_html(data.decode("utf-8", errors="replace")),
-        archived=is_archived_path(path),
-        warnings=doc.warnings,
+    return _result(
+        path,
+        data,
+        doc,
         sessions=_sessions(ports.recorder, path),
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
@@ -284,7 +276,19 @@ def _read_known_at(ports: ReadPorts, path: str, known_at: str) -> ReadResult:
     if commit is None or blob is None:
         raise NotFound(f"no memory at {path} at {known_at}")
     data = ports.git.read_blobs([blob])[blob]
-    doc = ports.parse(data)
+    return _result(
+        path,
+        data,
+        ports.parse(data),
+        sessions=(),
+        index_fresh=True,
+        index_update_ms=0.0,
+        known_at_commit=commit,
+    )
+
+
+def _result(path: str, data: bytes, doc: MemoryDoc, **state: Any) -> ReadResult:
+    """What ``read`` shows of a parsed file; ``state`` says where it was read from."""
     return ReadResult(
         path=path,
         title=doc.title,
@@ -297,10 +301,7 @@ def _read_known_at(ports: ReadPorts, path: str, known_at: str) -> ReadResult:
         html=article_inner_html(data.decode("utf-8", errors="replace")),
         archived=is_archived_path(path),
         warnings=doc.warnings,
-        sessions=(),
-        index_fresh=True,
-        index_update_ms=0.0,
-        known_at_commit=commit,
+        **state,
     )
 
 
