@@ -6,13 +6,13 @@ from collections.abc import Sequence
 
 import pytest
 
+from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database, Plan, Write
+from memhtml.domain.chunking import chunk_text
+from memhtml.domain.vectors import pack_f32
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import FakeHarness
-from memhtml.adapters.html import parse_memory
-from memhtml.domain.chunking import chunk_text
-from memhtml.domain.vectors import pack_f32
 from tests.contract.test_indexer_rebuild import (
     DIM,
     A,
@@ -319,7 +319,7 @@ def test_handed_vectors_are_stored_instead_of_embedded(store: Store) -> None:
     counting = FlakyEmbedder()
     indexer = store.indexer(embedder=counting)
     report = indexer.update(embed=True, vectors={_first_chunk_id(d): handed})
-    stored = dict(store.all("SELECT chunk_id, vec FROM embeddings"))
+    stored = {str(c): v for c, v in store.all("SELECT chunk_id, vec FROM embeddings")}
     assert (2, [1], handed, True) == (
         report.embeddings_written,
         counting.calls,
