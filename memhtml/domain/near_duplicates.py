@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Final, Protocol, TypeVar
 
-DEFAULT_NEAR_FLOOR: Final = 0.93
+DEFAULT_NEAR_FLOOR: Final = 0.935
 """The default cosine floor for the local model (MiniLM): between the highest similarity of two
 unrelated memories and the lowest of a restatement on the discrimination gate's corpus
 (BENCHMARKS.md, "Near-duplicate assist"). The floor is the caller's policy."""
