@@ -130,4 +130,3 @@ def test_near_twin_controls_report_their_target_and_nothing_else_is_near(store: 
         for p, near in zip(paths, answers, strict=True)
     }
     assert (len(live), {}) == (len(paths), {p: s for p, s in strangers.items() if s})
-
