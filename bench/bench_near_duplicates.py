@@ -1,0 +1,111 @@
+"""What the write-time assists cost an embedding ``apply`` of 500 write ops (issue 21: ≤ 1.2×).
+
+A store holding ``--loaded`` one-fact memories, all embedded with the local model, takes a
+batch of 500 new writes, half of which restate a loaded relation with another value (so they
+are both conflicts and near-duplicates to report), through the library's ``apply`` with the real
+SQLite index and the model warm (the Python API and the MCP server's case: the batch embeds
+anyway). With assists: the conflict lookup, and the near-duplicate assist embedding the 500 first
+chunks before the commit, asking one nearest-neighbour question, and handing the vectors to the
+index update. Without: a lookup holding no claims and no embedder for the assist, so the index
+update embeds the same 500 chunks itself. Each run applies the batch to a fresh copy, the two
+sides alternating which goes first; medians of ``--runs``.
+Run: ``.venv/bin/python -m bench.bench_near_duplicates [--runs 5] [--loaded 500]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+from bench.bench_assists import BATCH, NoClaims, _lines
+from bench.machine import machine_line
+from memhtml.app.apply_ops import parse_apply_lines
+from memhtml.app.bootstrap import build_embedder
+from memhtml.app.bootstrap.config import EmbedSettings
+from memhtml.app.store import init_store_at, open_store
+from memhtml.app.use_cases.apply import apply_batch
+from memhtml.ports.embedder import EmbeddingModel
+
+LOCAL: Final = {"MEMHTML_EMBED": "local"}
+
+
+def _apply(
+    root: Path, lines: list[str], model: EmbeddingModel, *, assists: bool
+) -> tuple[float, int, int]:
+    with open_store(root, environ=LOCAL, embedder=model) as store:
+        deps = store.write_deps(embed=True)
+        if not assists:
+            deps = attrs.evolve(deps, assists=NoClaims(), embedder=None)
+        ops = parse_apply_lines(lines, None)
+        started = time.perf_counter()
+        result = apply_batch(deps, ops)
+        elapsed = time.perf_counter() - started
+        coverage = store.index_status()
+    near = sum(1 for r in result.results if r.near_duplicates)
+    assert coverage.embeddings == coverage.chunks, "every chunk must carry a vector afterwards"
+    return elapsed, near, sum(1 for r in result.results if r.conflicts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--loaded", type=int, default=500)
+    args = parser.parse_args()
+    model = build_embedder(EmbedSettings(backend="local"))
+    assert model is not None
+    work = Path(tempfile.mkdtemp(prefix="memhtml-bench-near-"))
+    try:
+        base = work / "base"
+        init_store_at(base, environ=LOCAL)
+        with open_store(base, environ=LOCAL, embedder=model) as store:
+            store.apply(_lines(range(args.loaded), 50, "loaded"), embed=True)
+        half = BATCH // 2
+        batch = _lines(range(half), 80, "new") + _lines(
+            range(args.loaded, args.loaded + BATCH - half), 80, "new"
+        )
+        timings: dict[bool, list[float]] = {True: [], False: []}
+        reported: dict[bool, tuple[int, int]] = {}
+        with open("/proc/loadavg", encoding="ascii") as f:
+            load_before = " ".join(f.read().split()[:3])
+        for run in range(args.runs):
+            for assists in (run % 2 == 0, run % 2 == 1):  # alternate which goes first
+                copy = work / f"run-{run}-{int(assists)}"
+                shutil.copytree(base, copy, symlinks=True)
+                elapsed, near, conflicts = _apply(copy, batch, model, assists=assists)
+                timings[assists].append(elapsed)
+                reported[assists] = (near, conflicts)
+                shutil.rmtree(copy)
+        with open("/proc/loadavg", encoding="ascii") as f:
+            load_after = " ".join(f.read().split()[:3])
+        on, off = statistics.median(timings[True]), statistics.median(timings[False])
+        print(
+            f"`{machine_line()}` · load average {load_before} before, {load_after} after "
+            "(2 shared cores, other agents busy)\n"
+        )
+        print(
+            f"embedding apply of {BATCH} writes over {args.loaded} loaded memories, local "
+            f"model warm, median of {args.runs} interleaved runs each\n"
+        )
+        print("| assists | median | runs | near-duplicates reported | conflicts reported |")
+        print("|---|---:|---|---:|---:|")
+        for side, name in ((False, "off"), (True, "on")):
+            runs = ", ".join(f"{t:.2f}" for t in timings[side])
+            near, conflicts = reported[side]
+            print(
+                f"| {name} | {statistics.median(timings[side]):.3f} s | {runs} | {near} | "
+                f"{conflicts} |"
+            )
+        print(f"\nratio on/off: {on / off:.3f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
