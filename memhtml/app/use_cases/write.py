@@ -217,13 +217,14 @@ def write_memory(
     ) -> Plan[tuple[StagedWrite, tuple[ConflictingMemory, ...], NearCheck]]:
         now = deps.clock.now()
         staged = stage_write(deps, tree, request, now=now, batch_hashes={})
-        if staged.deduped or staged.text is None:
+        if staged.deduped:
             return Plan(outcome=(staged, (), NearCheck(found=((),))), message=None)
         (conflicts,) = conflicts_for(deps.assists, tree, [staged.claim()])
         if conflicts and on_conflict == ON_CONFLICT_FAIL:
             raise refuse_conflicts(staged.path, conflicts)
-        check = near_duplicates_for(near_ports(deps), tree, [staged.text], policy, cache=cache)
-        (found,) = check.found
+        texts = [] if staged.text is None else [staged.text]
+        check = near_duplicates_for(near_ports(deps), tree, texts, policy, cache=cache)
+        found = check.found[0] if check.found else ()
         if found and policy.mode == ON_NEAR_FAIL:
             raise refuse_near_duplicates(staged.path, found)
         if found and policy.mode == ON_NEAR_SKIP:
@@ -237,7 +238,7 @@ def write_memory(
 
     landed = run_mutation(deps, plan)
     staged, conflicts, check = landed.outcome
-    (found,) = check.found
+    found = check.found[0] if check.found else ()
     if landed.commit_sha is not None:
         touched = [(staged.path, request.session_id, request.prompt_id, request.turn_uuid)]
         record_links(deps, "wrote", touched)
