@@ -57,6 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--loaded", type=int, default=500)
+    parser.add_argument("--batch", type=int, default=BATCH)
     args = parser.parse_args()
     model = build_embedder(EmbedSettings(backend="local"))
     assert model is not None
@@ -66,9 +67,9 @@ def main() -> None:
         init_store_at(base, environ=LOCAL)
         with open_store(base, environ=LOCAL, embedder=model) as store:
             store.apply(_lines(range(args.loaded), 50, "loaded"), embed=True)
-        half = BATCH // 2
+        half = min(args.batch // 2, args.loaded)
         batch = _lines(range(half), 80, "new") + _lines(
-            range(args.loaded, args.loaded + BATCH - half), 80, "new"
+            range(args.loaded, args.loaded + args.batch - half), 80, "new"
         )
         timings: dict[bool, list[float]] = {True: [], False: []}
         cpus: dict[bool, list[float]] = {True: [], False: []}
@@ -92,7 +93,7 @@ def main() -> None:
             "(2 shared cores, other agents busy)\n"
         )
         print(
-            f"embedding apply of {BATCH} writes over {args.loaded} loaded memories, local "
+            f"embedding apply of {args.batch} writes over {args.loaded} loaded memories, local "
             f"model warm, median of {args.runs} interleaved runs each\n"
         )
         print(
