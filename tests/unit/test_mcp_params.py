@@ -144,7 +144,9 @@ def test_a_query_advertises_the_bound_the_request_enforces(name: str) -> None:
     from memhtml.domain.query_bounds import MAX_QUERY_CHARS
 
     tool = next(tool for tool in TOOLS if tool.name == name)
-    query = tool.input_schema()["properties"]["query"]
+    properties = tool.input_schema()["properties"]
+    assert isinstance(properties, dict)
+    query = properties["query"]
     assert (4096, MAX_QUERY_CHARS, 1) == (
         query["maxLength"],
         query["maxLength"],
