@@ -1,3 +1,5 @@
+-- Warm search (issue 17 item 3).
+--
 -- A counter that every change to `embeddings` moves, with a random epoch drawn when the index
 -- file is created (docs/index-schema.md §3). A process that keeps the chunk vectors in memory
 -- for the vector arm (adapters/sqlite/vector_preselect.py) reads the pair before each search
@@ -19,3 +21,8 @@ END;
 CREATE TRIGGER embedding_generation_update AFTER UPDATE ON embeddings BEGIN
     UPDATE embedding_generation SET n = n + 1 WHERE id = 1;
 END;
+
+-- The recency arm orders every in-scope file by coalesce(event_at, updated_at), newest first,
+-- then path, and keeps 40. With the expression indexed in that order SQLite walks the index and
+-- stops at the 40th file the scope admits, instead of sorting the whole table per search.
+CREATE INDEX files_recency ON files(coalesce(event_at, updated_at) DESC, path);
