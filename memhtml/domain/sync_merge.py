@@ -249,20 +249,31 @@ class _Merge:
         candidates: dict[tuple[str, bool], dict[Side, list[str]]] = defaultdict(
             lambda: {OURS: [], THEIRS: []}
         )
+        shared: set[str] = set()  # paths both sides added a memory at, identically
         for side, path in self._new_copies():
             facts = self.ledger.memory((side, path))
             archived = is_archived_path(path)
             if facts is None or (facts.is_task and not archived):
                 continue
             candidates[(facts.content_hash, archived)][side].append(path)
+            if self.sides.version(other_side(side), path) == self.sides.version(side, path):
+                shared.add(path)
         moved_away = self._moved_away_by_both()
         for (content_hash, archived), found in sorted(candidates.items()):
+            if shared & {*found[OURS], *found[THEIRS]}:
+                # Both sides already hold this copy at one path (placed under one side's name):
+                # another copy of the same kind is one a side kept beside it on purpose.
+                continue
             keys = [(side, p) for side in SIDES for p in found[side]]
             archives = candidates.get((content_hash, True)) if not archived else None
             if archives is not None:
                 # One side archived the memory the other only moved (a relocation) or kept at
                 # the path the archive copy came from: the archive wins, the copy folds in.
-                keys = [key for key in keys if not self._absorbed(key, archives, moved_away)]
+                keys = [
+                    key
+                    for key in keys
+                    if key[1] in shared or not self._absorbed(key, archives, moved_away)
+                ]
                 found = {side: [p for s, p in keys if s == side] for side in SIDES}
             if not (found[OURS] and found[THEIRS]):
                 continue
