@@ -103,6 +103,7 @@ class MemoryTables:
     trace_prompts: dict[tuple[str, str], StoredPrompt] = attrs.Factory(dict)
     traces: dict[str, SessionRow] = attrs.Factory(dict)
     context: dict[str, str] = attrs.Factory(dict)
+    context_prev: dict[str, str] = attrs.Factory(dict)
     frame_key_rule: str = ""
     _fulltext: FullTextIndex | None = None
     _context_fulltext: FullTextIndex | None = None
@@ -276,6 +277,7 @@ class MemoryTables:
             self.facets,
             self.citations,
             self.context,
+            self.context_prev,
             self.entity_terms,
         )
 
