@@ -180,7 +180,9 @@ class MergeLedger:
         """Links and superseded-by carried in from folded versions, in the kept file's world."""
         have: set[tuple[str, str]] = set()
         if facts is not None:
-            have = set(facts.links) | {(r, self.mapped(owner, t)) for r, t in facts.links}
+            # Where the owner's links point once re-pointed: a target the owner had to give up
+            # is not one its file still links to.
+            have = {(r, self.mapped(owner, t)) for r, t in facts.links}
         links: set[tuple[str, str]] = set()
         superseded: list[str] = []
         for side, edit in carried:

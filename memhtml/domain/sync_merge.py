@@ -75,10 +75,21 @@ def required_stamps(sides: MergeSides) -> frozenset[Key]:
         if sides.changed(OURS, path) and sides.changed(THEIRS, path):
             need.update({(OURS, path), (THEIRS, path)})
         for side in SIDES:
-            found = sides.version(side, path)
-            if path not in sides.base and found is not None and found.memory is not None:
+            if _arrived(sides, side, path):
                 need.add((side, path))
     return frozenset(need)
+
+
+def _arrived(sides: MergeSides, side: Side, path: str, content_hash: str | None = None) -> bool:
+    """``side`` holds a memory at ``path`` that the base did not hold there: a new file, or one
+    that replaced another (a merge moved it onto a path a file it moved aside had held). With
+    ``content_hash``, only a copy of that content counts."""
+    found = sides.version(side, path)
+    if found is None or found.memory is None:
+        return False
+    if content_hash is not None and found.memory.content_hash != content_hash:
+        return False
+    return _hash(_memory(sides.base.get(path))) != found.memory.content_hash
 
 
 def is_generated(path: str) -> bool:
@@ -222,11 +233,10 @@ class _Merge:
         added), if anywhere: an archive path first, then the first path."""
         found = [
             path
-            for path, version in (self.sides.ours if side == OURS else self.sides.theirs).items()
+            for path in (self.sides.ours if side == OURS else self.sides.theirs)
             if path != away_from
-            and path not in self.sides.base
             and not _special(path)
-            and _hash(version.memory) == content_hash
+            and _arrived(self.sides, side, path, content_hash)
         ]
         found.sort(key=lambda p: (not is_archived_path(p), p))
         return (side, found[0]) if found else None
@@ -239,20 +249,31 @@ class _Merge:
         candidates: dict[tuple[str, bool], dict[Side, list[str]]] = defaultdict(
             lambda: {OURS: [], THEIRS: []}
         )
+        shared: set[str] = set()  # paths both sides added a memory at, identically
         for side, path in self._new_copies():
             facts = self.ledger.memory((side, path))
             archived = is_archived_path(path)
             if facts is None or (facts.is_task and not archived):
                 continue
             candidates[(facts.content_hash, archived)][side].append(path)
+            if self.sides.version(other_side(side), path) == self.sides.version(side, path):
+                shared.add(path)
         moved_away = self._moved_away_by_both()
         for (content_hash, archived), found in sorted(candidates.items()):
+            if shared & {*found[OURS], *found[THEIRS]}:
+                # Both sides already hold this copy at one path (placed under one side's name):
+                # another copy of the same kind is one a side kept beside it on purpose.
+                continue
             keys = [(side, p) for side in SIDES for p in found[side]]
             archives = candidates.get((content_hash, True)) if not archived else None
             if archives is not None:
                 # One side archived the memory the other only moved (a relocation) or kept at
                 # the path the archive copy came from: the archive wins, the copy folds in.
-                keys = [key for key in keys if not self._absorbed(key, archives, moved_away)]
+                keys = [
+                    key
+                    for key in keys
+                    if key[1] in shared or not self._absorbed(key, archives, moved_away)
+                ]
                 found = {side: [p for s, p in keys if s == side] for side in SIDES}
             if not (found[OURS] and found[THEIRS]):
                 continue
@@ -281,6 +302,9 @@ class _Merge:
             or (
                 _archived_from(archived, path)
                 and _hash(self.ledger.memory((other, path))) != facts.content_hash
+                # A side holding this archive copy too kept the active one on purpose (it wrote
+                # the content again after archiving it), whichever side's label it was placed under.
+                and _hash(self.ledger.memory((side, archived))) != facts.content_hash
             )
         ]
         if not rivals:
@@ -295,10 +319,11 @@ class _Merge:
         for path, placed in self.ledger.final.items():
             if not isinstance(placed, Placement) or placed.source != path:
                 continue
-            if path in self.sides.base:
-                continue
-            found.append((placed.side, path))
-        found += [(side, path) for side, path, _ in self.relocations if path not in self.sides.base]
+            if _arrived(self.sides, placed.side, path):
+                found.append((placed.side, path))
+        found += [
+            (side, path) for side, path, _ in self.relocations if _arrived(self.sides, side, path)
+        ]
         return found
 
     def _fold_copy(self, key: Key, keeper: Key, kind: str) -> None:
@@ -383,6 +408,10 @@ def _blob(version: Version | None) -> str | None:
 
 def _hash(facts: MemoryFacts | None) -> str | None:
     return None if facts is None else facts.content_hash
+
+
+def _memory(version: Version | None) -> MemoryFacts | None:
+    return None if version is None else version.memory
 
 
 def _successor_targets(facts: MemoryFacts | None) -> frozenset[str]:
