@@ -96,6 +96,8 @@ class Store:
             embed=s.embeds,
             links=s.storage.links,
             vector_floor=s.settings.embed.vector_coverage_floor,
+            history=s.storage.history,
+            fts_tokenizer=s.settings.fts_tokenizer,
         )
 
     def initialize(self, *, databases_created: bool) -> InitResult:
@@ -174,28 +176,33 @@ class Store:
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""
-        from memhtml.app.use_cases.listing import ListRequest, list_with
+        from memhtml.app.use_cases.listing import KnownAtListing, ListRequest, list_with
 
         s = self.services
-        return list_with(s.indexer, s.storage.lister, request or ListRequest(), embed=s.embeds)
+        known = KnownAtListing(history=s.storage.history, git=s.git, parse=s.parse)
+        return list_with(
+            s.indexer, s.storage.lister, request or ListRequest(), embed=s.embeds, known=known
+        )
 
-    def search(self, request: SearchRequest | str) -> SearchAnswer:
-        """Fused search; a plain string searches with the default scope and limit."""
+    def search(self, request: SearchRequest | str, *, known_at: str | None = None) -> SearchAnswer:
+        """Fused search; a plain string searches with the default scope and limit. With
+        ``known_at`` (a normalised UTC stamp), what the store knew then."""
         from memhtml.app.use_cases.retrieval_ops import search_with
         from memhtml.ports.retrieval import SearchRequest
 
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        return search_with(self.read_ports(), request)
+        return search_with(self.read_ports(), request, known_at=known_at)
 
-    def recall(self, request: RecallRequest | str) -> RecallAnswer:
-        """The recall pack; a plain string recalls with the default scope and budget."""
+    def recall(self, request: RecallRequest | str, *, known_at: str | None = None) -> RecallAnswer:
+        """The recall pack; a plain string recalls with the default scope and budget. With
+        ``known_at`` (a normalised UTC stamp), from what the store knew then."""
         from memhtml.app.use_cases.retrieval_ops import recall_with
         from memhtml.ports.retrieval import RecallRequest
 
         if isinstance(request, str):
             request = RecallRequest(query=request)
-        return recall_with(self.read_ports(), request)
+        return recall_with(self.read_ports(), request, known_at=known_at)
 
     def reinforce(
         self,

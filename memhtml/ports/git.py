@@ -49,6 +49,14 @@ class TreeEntry:
     blob_sha: str
 
 
+@attrs.frozen(kw_only=True)
+class CommitTime:
+    """One commit of HEAD's first-parent line: its sha and commit time (Unix seconds)."""
+
+    sha: str
+    at: int
+
+
 def _from_path_matches_status(
     entry: DiffEntry, _: attrs.Attribute[str | None], value: str | None
 ) -> None:
@@ -184,6 +192,16 @@ class GitPort(Protocol):
         The line is walked from HEAD back along first parents and the first commit not after
         the instant wins, so a clock that ran backwards between two commits cannot make an
         older tree answer for a later instant.
+
+        Raises:
+            GitFailure: The repository cannot be read.
+        """
+        ...
+
+    def first_parents(self, stop: str | None) -> tuple[CommitTime, ...] | None:
+        """HEAD's first-parent line back to, not including, ``stop``, oldest first
+        (``None``: the whole line). ``None`` when ``stop`` is not on the line (history was
+        rewritten). An unborn HEAD has an empty line. Works on a bare repository.
 
         Raises:
             GitFailure: The repository cannot be read.

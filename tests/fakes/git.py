@@ -24,6 +24,7 @@ import attrs
 from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
+    CommitTime,
     DiffEntry,
     PathRefused,
     StatusEntry,
@@ -136,6 +137,18 @@ class FakeGit:
         while sha is not None and self._commits[sha].time > epoch_seconds:
             sha = self._commits[sha].parent
         return sha
+
+    def first_parents(self, stop: str | None) -> tuple[CommitTime, ...] | None:
+        """See ``GitPort.first_parents``."""
+        self._require("first_parents")
+        line: list[CommitTime] = []
+        sha = self._head()
+        while sha is not None and sha != stop:
+            line.append(CommitTime(sha=sha, at=self._commits[sha].time))
+            sha = self._commits[sha].parent
+        if stop is not None and sha != stop:
+            return None
+        return tuple(reversed(line))
 
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """See ``GitPort.read_blobs``."""

@@ -36,12 +36,20 @@ from memhtml.adapters.git.repository import (
 from memhtml.adapters.git.status import working_tree_status
 from memhtml.adapters.git.status_cache import StatusCache
 from memhtml.ports.errors import GitFailure
-from memhtml.ports.git import DiffEntry, StatusEntry, TreeEntry, blob_sha, check_repo_path
+from memhtml.ports.git import (
+    CommitTime,
+    DiffEntry,
+    StatusEntry,
+    TreeEntry,
+    blob_sha,
+    check_repo_path,
+)
 
 HEAD_OPERATION: Final = "head"
 LIST_TREE_OPERATION: Final = "list_tree"
 READ_BLOBS_OPERATION: Final = "read_blobs"
 COMMIT_AT_OPERATION: Final = "commit_at"
+FIRST_PARENTS_OPERATION: Final = "first_parents"
 DIFF_OPERATION: Final = "diff"
 STATUS_OPERATION: Final = "status"
 HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
@@ -100,6 +108,25 @@ class DulwichGit:
                     return sha.decode("ascii")
                 sha = commit.parents[0] if commit.parents else None
         return None
+
+    def first_parents(self, stop: str | None) -> tuple[CommitTime, ...] | None:
+        """See ``GitPort.first_parents``."""
+        line: list[CommitTime] = []
+        with (
+            git_operation(FIRST_PARENTS_OPERATION),
+            open_repository(self._root, FIRST_PARENTS_OPERATION) as repo,
+        ):
+            sha = head_commit(repo)
+            while sha is not None:
+                text = sha.decode("ascii")
+                if text == stop:
+                    return tuple(reversed(line))
+                commit = repo[sha]
+                if not isinstance(commit, Commit):
+                    raise GitFailure(FIRST_PARENTS_OPERATION)
+                line.append(CommitTime(sha=text, at=commit.commit_time))
+                sha = commit.parents[0] if commit.parents else None
+        return None if stop is not None else tuple(reversed(line))
 
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """See ``GitPort.read_blobs``."""

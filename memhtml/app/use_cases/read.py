@@ -26,6 +26,7 @@ from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort, PathRefused
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.link_graph import LinkGraph
 from memhtml.ports.memory_parser import MemoryParser
@@ -55,6 +56,9 @@ class ReadPorts:
         links: The index's edges, for the memory's inbound links; ``None`` reads none.
         vector_floor: The coverage under which search drops the vector arm, for the reason
             a degraded result gives.
+        history: The transaction-time spans (``--known-at`` on search, recall and list);
+            ``None`` refuses it.
+        fts_tokenizer: The index's full-text tokenizer, for ranking past versions alike.
     """
 
     git: GitPort
@@ -66,6 +70,8 @@ class ReadPorts:
     embed: bool
     links: LinkGraph | None = None
     vector_floor: float = VECTOR_COVERAGE_FLOOR
+    history: HistoryStore | None = None
+    fts_tokenizer: str = "unicode61"
 
 
 @attrs.frozen(kw_only=True)
