@@ -334,6 +334,7 @@ class Store:
             floor=s.settings.embed.vector_coverage_floor,
             has_state=s.storage.has_state,
             head=s.git.head(),
+            history=s.storage.history,
         )
 
     def doctor(self, *, fix: bool = False) -> DoctorReport:

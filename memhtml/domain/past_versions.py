@@ -1,5 +1,5 @@
 """Ranking the versions a store knew at T that no indexed row holds any more (``--known-at``,
-docs/ranking.md §10).
+docs/ranking.md §12).
 
 Under ``--known-at T`` every memory whose version at T is still indexed is ranked by every arm as
 usual (the transaction-time mask). A memory changed, moved or deleted since T has no row for its

@@ -209,7 +209,47 @@ def test_an_index_without_history_refuses_known_at(tmp_path: Path) -> None:
         store.initialize(databases_created=True)
         store.index_update()
         store.services.storage.history.reset_history()
+        missing = store.index_status()
         with pytest.raises(IndexStale):
             store.search("ledger", known_at=stamp(int(START.timestamp())))
+        with pytest.raises(IndexStale):
+            store.list(ListRequest(known_at=stamp(int(START.timestamp()))))
         store.index_rebuild()
+        rebuilt = store.index_status()
         assert () == store.search("ledger", known_at=stamp(int(START.timestamp()))).hits
+    assert (False, 0) == (missing.history_built, missing.history_commits)
+    assert (True, 1) == (rebuilt.history_built, rebuilt.history_commits)
+
+
+def test_a_rewritten_line_drops_the_spans_until_a_rebuild(tmp_path: Path) -> None:
+    """When HEAD moves to a line that does not hold the recorded tip, the update drops the
+    spans (their numbering is of another line) and --known-at refuses; a rebuild walks the new
+    line and answers from it."""
+    at = int((START + dt.timedelta(days=1)).timestamp())
+    a = "areas/inbox/m0.html"
+    with opened(tmp_path, "sqlite") as store:
+        store.initialize(databases_created=True)
+    commit_tree(tmp_path, {}, {a: memory_bytes(a, ("ledger",), 1)}, at)
+    with opened(tmp_path, "sqlite") as store:
+        store.index_update()
+        assert (True, 2) == (
+            store.index_status().history_built,
+            store.index_status().history_commits,
+        )
+    repo = Repo(str(tmp_path))
+    try:
+        orphan = repo[repo.head()]
+        orphan.parents = []
+        orphan.message = b"rewritten"
+        repo.object_store.add_object(orphan)
+        repo.refs[b"HEAD"] = orphan.id
+    finally:
+        repo.close()
+    with opened(tmp_path, "sqlite") as store:
+        store.index_update()
+        assert not store.index_status().history_built
+        with pytest.raises(IndexStale):
+            store.search("ledger", known_at=stamp(at))
+        store.index_rebuild()
+        hits = store.search("ledger", known_at=stamp(at)).hits
+    assert [a] == [h.path for h in hits if evidence(h.ranks)]

@@ -1,5 +1,5 @@
 """``--known-at T`` on search, recall and list: what the store knew at T (transaction time,
-docs/index-schema.md §7, docs/ranking.md §10).
+docs/index-schema.md §7, docs/ranking.md §12).
 
 The index brought up to date, the instant is resolved to the newest commit of the indexed
 first-parent line not after it; today's rows are masked to the blobs that commit held

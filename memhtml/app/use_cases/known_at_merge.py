@@ -1,5 +1,5 @@
 """Folding the past versions of a ``--known-at`` view into a search or recall result
-(docs/ranking.md §10)."""
+(docs/ranking.md §12)."""
 
 from __future__ import annotations
 

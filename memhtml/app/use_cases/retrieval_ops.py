@@ -85,7 +85,7 @@ def search_with(
     """Update the index, embed a bounded share of pending chunks, then rank. Nothing is bumped.
 
     With ``known_at`` (a normalised UTC stamp) the answer is what the store knew then
-    (docs/ranking.md §10): today's rows masked to that commit's blobs, and the versions of then
+    (docs/ranking.md §12): today's rows masked to that commit's blobs, and the versions of then
     no row holds ranked by full text and interleaved (``degraded`` says so).
 
     Raises:
