@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from dulwich.objects import Commit
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -239,10 +241,11 @@ def test_a_rewritten_line_drops_the_spans_until_a_rebuild(tmp_path: Path) -> Non
     repo = Repo(str(tmp_path))
     try:
         orphan = repo[repo.head()]
+        assert isinstance(orphan, Commit)
         orphan.parents = []
         orphan.message = b"rewritten"
         repo.object_store.add_object(orphan)
-        repo.refs[b"HEAD"] = orphan.id
+        repo.refs[Ref(b"HEAD")] = orphan.id
     finally:
         repo.close()
     with opened(tmp_path, "sqlite") as store:
