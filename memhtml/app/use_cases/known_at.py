@@ -17,7 +17,8 @@ import attrs
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.history import LineCommit
 from memhtml.domain.instants import instant_ms
-from memhtml.domain.projection import FileProjection, project_file
+from memhtml.domain.past_versions import PastVersion, past_version
+from memhtml.domain.projection import project_file
 from memhtml.ports.errors import IndexStale
 from memhtml.ports.git import GitPort
 from memhtml.ports.history_store import HistoryStore
@@ -28,6 +29,26 @@ NO_HISTORY_REASON: Final = (
     "history was rewritten), so --known-at cannot answer"
 )
 _PROJECTED_AT: Final = "1970-01-01T00:00:00Z"
+
+
+class PastVersionMemo:
+    """Past versions parsed and tokenized once per process, by (path, blob, tokenizer): a blob
+    never changes, so an entry is never stale. Bounded; when full it starts over."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        """Empty, holding at most ``limit`` versions."""
+        self._limit = limit
+        self._held: dict[tuple[str, str, str], PastVersion | None] = {}
+
+    def get(self, key: tuple[str, str, str]) -> PastVersion | bool | None:
+        """The version, ``None`` for a blob that did not parse, ``False`` when not held."""
+        return self._held.get(key, False)
+
+    def put(self, key: tuple[str, str, str], version: PastVersion | None) -> None:
+        """Remember ``version`` (``None``: the blob does not parse)."""
+        if len(self._held) >= self._limit:
+            self._held.clear()
+        self._held[key] = version
 
 
 @attrs.frozen(kw_only=True)
@@ -43,7 +64,7 @@ class KnownAtView:
 
     at: str
     commit: LineCommit | None
-    past: tuple[FileProjection, ...]
+    past: tuple[PastVersion, ...]
 
     @property
     def seq(self) -> int:
@@ -52,7 +73,13 @@ class KnownAtView:
 
 
 def known_at_view(
-    history: HistoryStore | None, git: GitPort, parse: MemoryParser, known_at: str
+    history: HistoryStore | None,
+    git: GitPort,
+    parse: MemoryParser,
+    known_at: str,
+    *,
+    tokenizer: str,
+    memo: PastVersionMemo | None = None,
 ) -> KnownAtView:
     """Resolve ``known_at`` against the spans (call after the index update).
 
@@ -68,18 +95,31 @@ def known_at_view(
     commit = history.commit_known_at(ms // 1000)
     if commit is None:
         return KnownAtView(at=known_at, commit=None, past=())
+    memo = memo if memo is not None else PastVersionMemo()
     spans = history.unindexed_at(commit.seq)
-    blobs = git.read_blobs(sorted({span.blob_sha for span in spans})) if spans else {}
-    past: list[FileProjection] = []
-    for span in spans:
-        try:
-            doc = parse(blobs[span.blob_sha])
-        except InvalidMemory:
-            continue
-        past.append(
-            project_file(path=span.path, blob_sha=span.blob_sha, doc=doc, indexed_at=_PROJECTED_AT)
-        )
+    keys = [(span.path, span.blob_sha, tokenizer) for span in spans]
+    missing = sorted({key[1] for key in keys if memo.get(key) is False})
+    blobs = git.read_blobs(missing) if missing else {}
+    past: list[PastVersion] = []
+    for key in keys:
+        held = memo.get(key)
+        if held is False:
+            held = _projected(key[0], key[1], blobs[key[1]], parse, tokenizer)
+            memo.put(key, held)
+        if isinstance(held, PastVersion):
+            past.append(held)
     return KnownAtView(at=known_at, commit=commit, past=tuple(past))
+
+
+def _projected(
+    path: str, blob: str, data: bytes, parse: MemoryParser, tokenizer: str
+) -> PastVersion | None:
+    try:
+        doc = parse(data)
+    except InvalidMemory:
+        return None  # the indexer skips such a file; so does the past
+    projection = project_file(path=path, blob_sha=blob, doc=doc, indexed_at=_PROJECTED_AT)
+    return past_version(projection, tokenizer)
 
 
 def past_reason(view: KnownAtView, matched: Sequence[str]) -> str | None:

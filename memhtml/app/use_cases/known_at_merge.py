@@ -35,7 +35,7 @@ def ranked_past(
     """The view's past versions matching ``query`` inside ``scope``, best first: every term when
     some version holds them all, else any (as the fts arm chooses)."""
     terms = fts_terms(query, drop_stopwords=options.fts_stopwords)
-    by_path = {p.path: p for p in view.past}
+    by_path = {p.path: p.projection for p in view.past}
     ranked = rank_past(view.past, terms, scope, tokenizer=tokenizer, every=True)
     if not ranked and len(terms) > 1:
         ranked = rank_past(view.past, terms, scope, tokenizer=tokenizer, every=False)

@@ -11,7 +11,7 @@ from typing import Final
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
-from memhtml.app.use_cases.known_at import NO_HISTORY_REASON, known_at_view
+from memhtml.app.use_cases.known_at import NO_HISTORY_REASON, PastVersionMemo, known_at_view
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.past_versions import past_scope_facts
 from memhtml.domain.projection import FileProjection
@@ -79,6 +79,8 @@ class KnownAtListing:
     history: HistoryStore | None
     git: GitPort
     parse: MemoryParser
+    tokenizer: str = "unicode61"
+    memo: PastVersionMemo | None = None
 
 
 def list_scope(request: ListRequest) -> SearchScope:
@@ -142,14 +144,21 @@ def _known_at_page(
         raise ValueError("no instant")
     if known is None:
         raise IndexStale(NO_HISTORY_REASON)
-    view = known_at_view(known.history, known.git, known.parse, request.known_at)
+    view = known_at_view(
+        known.history,
+        known.git,
+        known.parse,
+        request.known_at,
+        tokenizer=known.tokenizer,
+        memo=known.memo,
+    )
     if view.commit is None:
         return (), None, None
     masked = attrs.evolve(scope, known_seq=view.seq)
     page = lister.list_page(masked, para=request.para, after=request.cursor, limit=request.limit)
     past = [
         _listed(p)
-        for p in view.past
+        for p in (version.projection for version in view.past)
         if (request.cursor is None or p.path > request.cursor)
         and (request.para is None or p.row.para == request.para)
         and scope_admits(scope, past_scope_facts(p))

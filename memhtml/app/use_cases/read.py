@@ -14,6 +14,7 @@ from typing import Any, Final
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
+from memhtml.app.use_cases.known_at import PastVersionMemo
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import InvalidInput, MemhtmlError, NotFound
 from memhtml.domain.findings import Finding
@@ -59,6 +60,7 @@ class ReadPorts:
         history: The transaction-time spans (``--known-at`` on search, recall and list);
             ``None`` refuses it.
         fts_tokenizer: The index's full-text tokenizer, for ranking past versions alike.
+        past_memo: Past versions already parsed in this process (``--known-at``).
     """
 
     git: GitPort
@@ -72,6 +74,7 @@ class ReadPorts:
     vector_floor: float = VECTOR_COVERAGE_FLOOR
     history: HistoryStore | None = None
     fts_tokenizer: str = "unicode61"
+    past_memo: PastVersionMemo | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -180,7 +180,14 @@ def recall_with(
 def _view(ports: ReadPorts, known_at: str | None) -> KnownAtView | None:
     if known_at is None:
         return None
-    return known_at_view(ports.history, ports.git, ports.parse, known_at)
+    return known_at_view(
+        ports.history,
+        ports.git,
+        ports.parse,
+        known_at,
+        tokenizer=ports.fts_tokenizer,
+        memo=ports.past_memo,
+    )
 
 
 def _joined(*reasons: str | None) -> str | None:
