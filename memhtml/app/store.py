@@ -388,6 +388,7 @@ class Store:
                 embeds=s.settings.embed.writes_vectors,
                 has_state=s.storage.has_state,
                 recovery=doctor_findings(s.recovery, s.writer, s.indexer, after_fix=fix),
+                history=s.storage.history,
             )
         )
         return report if repaired is None else attrs.evolve(report, repaired=repaired)

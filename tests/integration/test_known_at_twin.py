@@ -26,6 +26,7 @@ from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.bootstrap import Services, Settings
 from memhtml.app.bootstrap.config import EmbedSettings
 from memhtml.app.store import Store
+from memhtml.app.use_cases.doctor import NO_HISTORY_WARNING
 from memhtml.app.use_cases.listing import ListRequest
 from memhtml.domain.fulltext import fts_tokens
 from memhtml.domain.projection import project_file
@@ -212,6 +213,7 @@ def test_an_index_without_history_refuses_known_at(tmp_path: Path) -> None:
         store.index_update()
         store.services.storage.history.reset_history()
         missing = store.index_status()
+        warned = store.doctor().warnings
         with pytest.raises(IndexStale):
             store.search("ledger", known_at=stamp(int(START.timestamp())))
         with pytest.raises(IndexStale):
@@ -220,6 +222,7 @@ def test_an_index_without_history_refuses_known_at(tmp_path: Path) -> None:
         rebuilt = store.index_status()
         assert () == store.search("ledger", known_at=stamp(int(START.timestamp()))).hits
     assert (False, 0) == (missing.history_built, missing.history_commits)
+    assert [NO_HISTORY_WARNING] == [w for w in warned if "history" in w]
     assert (True, 1) == (rebuilt.history_built, rebuilt.history_commits)
 
 
