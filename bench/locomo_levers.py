@@ -8,15 +8,20 @@ tokenizer) are separate runs: ``--tokenizer porter``.
 
     .venv/bin/python -m bench.locomo_levers --mode hybrid --out bench/results/levers.json
     .venv/bin/python -m bench.locomo_levers --variants baseline,no-priors --conversations 2
+
+``--stores DIR`` keeps the built stores in ``DIR`` and reuses them on the next run with the same
+build settings (searches write nothing, so a reused store ranks as a fresh one); a run asking
+for other settings than the ones recorded there is refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -105,6 +110,7 @@ def build_stores(
     embedder: EmbeddingModel | None,
     context: str = "none",
     context_parts: str | None = None,
+    reuse: bool = False,
 ) -> list[tuple[Store, Any, Any]]:
     """One store per conversation: (store, its queries, its path → item map).
 
@@ -134,9 +140,10 @@ def build_stores(
         )
         clock = fixed_clock(conversation.last_session_at + CLOCK_AFTER_LAST_SESSION)
         store = Store(Services(settings, clock=clock, embedder=embedder or False))
-        store.initialize(databases_created=True)
-        store.apply(converted.ops, embed=False)
-        store.index_rebuild(embed=embedder is not None)
+        if not reuse:
+            store.initialize(databases_created=True)
+            store.apply(converted.ops, embed=False)
+            store.index_rebuild(embed=embedder is not None)
         vars(rebuild_module)["project_file"] = original
         stores.append((store, build_queries(conversation), converted.by_path()))
     return stores
@@ -194,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--set", action="append", default=[], help="name:json-kwargs variant")
     parser.add_argument("--out")
+    parser.add_argument("--stores", help="keep the stores here and reuse them on the next run")
     args = parser.parse_args(argv)
     chosen = {name: VARIANTS[name] for name in args.variants.split(",") if name}
     for spec in args.set:
@@ -202,16 +210,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     embedder = build_embedder(EmbedSettings(backend="local")) if args.mode == "hybrid" else None
     started = time.perf_counter()
     results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="memhtml-levers-") as folder:
+    build = {
+        "mode": args.mode,
+        "tokenizer": args.tokenizer,
+        "context": args.context,
+        "contextParts": args.context_parts,
+        "conversations": args.conversations,
+        "data": str(resolve_data_path(args.data)),
+    }
+    with _store_folder(args.stores) as folder:
+        reuse = _reusable(folder, build)
         stores = build_stores(
             args.data,
-            Path(folder),
+            folder,
+            reuse=reuse,
             conversations=args.conversations,
             tokenizer=args.tokenizer,
             embedder=embedder,
             context=args.context,
             context_parts=args.context_parts,
         )
+        if not reuse:
+            (folder / _BUILD_RECORD).write_text(json.dumps(build), encoding="utf-8")
         built = time.perf_counter() - started
         rows = {}
         for name, kwargs in chosen.items():
@@ -238,6 +258,32 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"| {name} | " + " | ".join(cells) + " |")
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+
+_BUILD_RECORD: Final = "build.json"
+
+
+@contextlib.contextmanager
+def _store_folder(kept: str | None) -> Iterator[Path]:
+    if kept is not None:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        yield Path(kept)
+        return
+    with tempfile.TemporaryDirectory(prefix="memhtml-levers-") as folder:
+        yield Path(folder)
+
+
+def _reusable(folder: Path, build: Mapping[str, Any]) -> bool:
+    """Whether ``folder`` holds stores built with ``build``; other stores there are an error."""
+    record = folder / _BUILD_RECORD
+    if not record.exists():
+        if any(folder.iterdir()):
+            raise SystemExit(f"{folder} holds files but no {_BUILD_RECORD}: choose an empty folder")
+        return False
+    held = json.loads(record.read_text(encoding="utf-8"))
+    if held != build:
+        raise SystemExit(f"{folder} holds stores built with {held}, not {dict(build)}")
+    return True
 
 
 def _tupled(kwargs: Mapping[str, Any]) -> dict[str, Any]:

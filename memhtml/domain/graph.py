@@ -2,11 +2,12 @@
 
 The graph arm starts from the other query arms' best candidates (the *seeds*: each arm's top
 :data:`GRAPH_SEEDS`) and follows authored links and typed relations one hop, in either
-direction. A memory reached that way ranks by the evidence of the seeds that reach it times the
-weight of the relation, and carries the step it was reached by (:class:`GraphVia`), so an agent
-can see why it is there (``docs/ranking.md §2.7``). A seed linked to another seed is reached
-too: the link corroborates it, so a fix the vector arm already found still outranks a look-alike
-nothing links to.
+direction, and the implicit edge between consecutive episodic memories of one session
+(:data:`SESSION_REL`). A memory reached that way ranks by the evidence of the seeds that reach
+it times the weight of the relation, and carries the step it was reached by (:class:`GraphVia`),
+so an agent can see why it is there (``docs/ranking.md §2.7``). A seed linked to another seed is
+reached too: the link corroborates it, so a fix the vector arm already found still outranks a
+look-alike nothing links to.
 
 Pure; the SQLite arm (``adapters/sqlite/retrieval_sql``) is held to :func:`graph_ranking` by the
 contract suites. Evidence and weights are integers so every sum is exact in any order.
@@ -51,8 +52,21 @@ REL_WEIGHTS: Final[Mapping[str, int]] = {
 contradiction or support next, a loose relation least. A declared edge is a claim, not proof,
 so no relation outweighs another by more than three to one."""
 
+SESSION_REL: Final = "precedes"
+"""The implicit relation between consecutive episodic memories of one session: ``src`` is the
+memory just before ``dst`` (the context document's ``prev`` neighbour, ``domain/lexical_context``).
+Nobody authors it, so it is not in the link vocabulary; the arm follows it like a link, so a
+turn that answers a question is reached from the turn that asked it, and the other way round."""
+
+SESSION_WEIGHT: Final = 1
+"""Adjacency in a session is the loosest relation: it says two events were told together."""
+
 if set(REL_WEIGHTS) != set(MEMORY_RELS):  # pragma: no cover - a wiring bug
     raise ImportError("every memory relation needs a graph weight")
+if SESSION_REL in MEMORY_RELS:  # pragma: no cover - a wiring bug
+    raise ImportError("the implicit session relation must not be an authorable one")
+
+_WEIGHTS: Final[Mapping[str, int]] = {**REL_WEIGHTS, SESSION_REL: SESSION_WEIGHT}
 
 
 @attrs.frozen(kw_only=True, order=True)
@@ -81,6 +95,11 @@ class GraphEdge:
     edge_class: str = GRAPH_EDGE_CLASS
 
 
+def session_edges(previous: Mapping[str, str]) -> list[GraphEdge]:
+    """The implicit ``previous --precedes--> memory`` edge of every memory with a neighbour."""
+    return [GraphEdge(src=before, rel=SESSION_REL, dst=path) for path, before in previous.items()]
+
+
 def seed_evidence(rankings: Iterable[Sequence[str]]) -> dict[str, int]:
     """Each seed's evidence: over the query arms, ``GRAPH_SEEDS + 1 − rank`` for every arm that
     ranks it within its top :data:`GRAPH_SEEDS` (rank 1 earns 10)."""
@@ -100,7 +119,8 @@ def graph_ranking(
 
     Args:
         rankings: The other query arms' lists, best first (already cut to their budget).
-        edges: Every edge of the index (dangling ones included; their ends are not admitted).
+        edges: Every edge of the index (dangling ones included; their ends are not admitted),
+            and the implicit session edges (:func:`session_edges`).
         admitted: The memories inside the scope.
 
     Returns:
@@ -112,7 +132,7 @@ def graph_ranking(
     scores: dict[str, int] = {}
     best: dict[str, tuple[int, GraphVia]] = {}
     for edge in edges:
-        weight = REL_WEIGHTS.get(edge.rel)
+        weight = _WEIGHTS.get(edge.rel)
         if edge.edge_class != GRAPH_EDGE_CLASS or weight is None:
             continue
         for seed, hit, direction in ((edge.src, edge.dst, OUTBOUND), (edge.dst, edge.src, INBOUND)):

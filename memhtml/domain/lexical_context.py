@@ -89,7 +89,7 @@ def context_documents(
     if unknown:
         raise ValueError(f"unknown context parts: {sorted(unknown)}")
     by_path = {fact.path: fact for fact in facts}
-    previous = _previous_in_session(by_path.values()) if "prev" in parts else {}
+    previous = previous_in_session(by_path.values()) if "prev" in parts else {}
     documents: dict[str, str] = {}
     for path, fact in by_path.items():
         pieces = [fact.fts_text]
@@ -112,8 +112,9 @@ def _link_titles(fact: ContextFacts, by_path: Mapping[str, ContextFacts]) -> str
     return PART_SEPARATOR.join(title for title in titles if title)
 
 
-def _previous_in_session(facts: Iterable[ContextFacts]) -> dict[str, str]:
-    """Per episodic memory with a session, the path of the one just before it."""
+def previous_in_session(facts: Iterable[ContextFacts]) -> dict[str, str]:
+    """Per episodic memory with a session, the path of the one just before it (the ``prev``
+    part's neighbour, and the graph arm's implicit ``precedes`` edge)."""
     sessions: dict[tuple[bool, str], list[ContextFacts]] = {}
     for fact in facts:
         if fact.memory_type == NEIGHBOUR_TYPE and fact.session_id is not None:

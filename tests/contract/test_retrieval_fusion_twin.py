@@ -22,7 +22,8 @@ from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.entities import entity_key, entity_ranking, tag_key
 from memhtml.domain.fts_query import fts_query_forms
 from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, active_arms, fuse
-from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking
+from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
+from memhtml.domain.lexical_context import ContextFacts, context_documents, previous_in_session
 from memhtml.domain.reinforce import (
     AccessRow,
     salience_applies,
@@ -121,6 +122,7 @@ def memory_rows(draw: st.DrawFn) -> tuple[MemoryRow, ...]:
                 workspace=path.split("/")[1] if path.startswith("projects/") else None,
                 updated_at=draw(st.sampled_from(STAMPS)),
                 event_at=draw(st.one_of(st.none(), st.sampled_from(STAMPS))),
+                session_id=draw(st.sampled_from((None, "chat-1", "chat-2"))),
                 chunks=tuple(chunks),
             )
         )
@@ -232,6 +234,29 @@ def _assert_same(expected: Sequence[Fused], actual: Sequence[Fused]) -> None:
         assert math.isclose(e.score, a.score, rel_tol=0, abs_tol=1e-9)
 
 
+def _session_edges(rows: Sequence[MemoryRow], edges: Sequence[EdgeRow]) -> list[GraphEdge]:
+    """The implicit session edges, from the context twin: a neighbour is kept on its memory's
+    context document, so a memory without one has no edge to its predecessor."""
+    facts = [
+        ContextFacts(
+            path=row.path,
+            memory_type=row.memory_type,
+            session_id=row.session_id,
+            archived=row.archived,
+            order_at=row.event_at if row.event_at is not None else row.created_at,
+            title=row.title or row.path,
+            fts_text=row.fts_text or "",
+            tags=tuple(row.tags),
+            entity_names=tuple(name for _, name in row.entities),
+            link_targets=tuple(e.dst_path for e in edges if e.src_path == row.path),
+        )
+        for row in rows
+    ]
+    documents = context_documents(facts)
+    previous = previous_in_session(facts)
+    return session_edges({path: prev for path, prev in previous.items() if path in documents})
+
+
 def _twin(
     db: Database,
     rows: Sequence[MemoryRow],
@@ -275,6 +300,7 @@ def _twin(
             )
             for e in edges
         ]
+        graph_edges += _session_edges(rows, edges)
         ranked, vias = graph_ranking(seeds, graph_edges, {row.path for row in admitted})
         full["graph"] = ranked
         rankings["graph"] = ranked[:arm_limit]

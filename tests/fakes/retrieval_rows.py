@@ -52,6 +52,7 @@ class MemoryRow:
     created_at: str = DEFAULT_STAMP
     updated_at: str = DEFAULT_STAMP
     event_at: str | None = None
+    session_id: str | None = None
     valid_from: str | None = None
     valid_until: str | None = None
     origin_path: str | None = None
@@ -84,9 +85,9 @@ class EdgeRow:
 _FILE_SQL: Final = (
     "INSERT INTO files (path, blob_sha, content_hash, memory_type, title, body_text, gist, "
     "fts_text, disclosure_text, para, workspace, confidence, archived, origin_path, created_at, "
-    "updated_at, event_at, valid_from, valid_until, indexed_at, task_status) "
+    "updated_at, event_at, valid_from, valid_until, indexed_at, task_status, session_id) "
     "VALUES (?1, 'blob', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-    "?18, ?19, ?20)"
+    "?18, ?19, ?20, ?21)"
 )
 _EDGE_CLASSES: Final = {
     "about_person": "person",
@@ -131,6 +132,7 @@ def _file_writes(row: MemoryRow, model: str) -> list[Write]:
                 row.valid_until,
                 DEFAULT_STAMP,
                 "todo" if row.memory_type == "task" else None,
+                row.session_id,
             ),
         )
     ]

@@ -11,10 +11,13 @@ from memhtml.domain.graph import (
     INBOUND,
     OUTBOUND,
     REL_WEIGHTS,
+    SESSION_REL,
+    SESSION_WEIGHT,
     GraphEdge,
     GraphVia,
     graph_ranking,
     seed_evidence,
+    session_edges,
 )
 
 PATHS = [f"p{i}" for i in range(8)]
@@ -107,3 +110,27 @@ def test_fusion_attaches_a_step_to_graph_ranked_paths_only(
     expected = [(f.path, vias[f.path] if f.path in order[:3] else None) for f in fused]
     assert expected == [(f.path, f.via) for f in fused]
     assert all(isinstance(f, Fused) for f in fused)
+
+
+def test_a_turn_is_reached_from_the_turn_before_and_after_it_in_its_session() -> None:
+    """The implicit ``precedes`` edges reach both neighbours of a seed, each with its step."""
+    edges = session_edges({"t2": "t1", "t3": "t2"})
+    order, vias = graph_ranking([["t2"]], edges, {"t1", "t2", "t3"})
+    assert (
+        ["t1", "t3"],
+        {
+            "t1": GraphVia(path="t2", rel=SESSION_REL, direction=INBOUND),
+            "t3": GraphVia(path="t2", rel=SESSION_REL, direction=OUTBOUND),
+        },
+    ) == (order, vias)
+
+
+@given(previous=st.dictionaries(st.sampled_from(PATHS), st.sampled_from(PATHS), max_size=6))
+def test_a_session_edge_weighs_no_more_than_the_loosest_authored_link(
+    previous: dict[str, str],
+) -> None:
+    """Adjacency in a session is told, not claimed: one step of it never outweighs a link."""
+    edges = session_edges(previous)
+    assert all(edge.rel == SESSION_REL and edge.edge_class == "memory" for edge in edges)
+    assert {(e.src, e.dst) for e in edges} == {(b, p) for p, b in previous.items()}
+    assert SESSION_WEIGHT <= min(REL_WEIGHTS.values())

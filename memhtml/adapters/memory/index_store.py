@@ -114,7 +114,11 @@ class MemoryIndexStore:
         """See ``IndexStore.refresh_context``: the documents recomputed by the pure twin."""
         t = self._t
         with t.transaction("refresh context documents"):
-            t.context = context_documents(t.context_facts(), lexical_context.DEFAULT_CONTEXT_PARTS)
+            facts = t.context_facts()
+            t.context = context_documents(facts, lexical_context.DEFAULT_CONTEXT_PARTS)
+            # As the SQLite index keeps it: a neighbour is recorded on its memory's document.
+            previous = lexical_context.previous_in_session(facts)
+            t.context_prev = {p: before for p, before in previous.items() if p in t.context}
 
     def record_head(
         self,

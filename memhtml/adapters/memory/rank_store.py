@@ -13,7 +13,7 @@ from memhtml.domain.entities import entity_ranking
 from memhtml.domain.fts_query import LexicalQuery
 from memhtml.domain.fulltext import query_phrases
 from memhtml.domain.fusion import ArmKind, Fused, fuse
-from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking
+from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
 from memhtml.domain.reinforce import salience_applies, salience_hours, salience_score
 from memhtml.domain.scope import SearchScope, scope_admits
 from memhtml.domain.vectors import f32_cosine_distance, pack_f32
@@ -166,10 +166,11 @@ class MemoryRankStore:
     def _graph(
         self, seeds: Sequence[Sequence[str]], admitted: Sequence[str]
     ) -> tuple[list[str], dict[str, GraphVia]]:
-        edges = (
+        edges = [
             GraphEdge(src=src, rel=rel, dst=dst, edge_class=record.edge_class)
             for (src, rel, dst), record in self._t.edges.items()
-        )
+        ]
+        edges.extend(session_edges(self._t.context_prev))
         return graph_ranking(seeds, edges, frozenset(admitted))
 
     def _salience(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:

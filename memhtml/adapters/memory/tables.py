@@ -104,6 +104,7 @@ class MemoryTables:
     trace_prompts: dict[tuple[str, str], StoredPrompt] = attrs.Factory(dict)
     traces: dict[str, SessionRow] = attrs.Factory(dict)
     context: dict[str, str] = attrs.Factory(dict)
+    context_prev: dict[str, str] = attrs.Factory(dict)
     frame_key_rule: str = ""
     history_built: bool = False
     history_commits: dict[int, LineCommit] = attrs.Factory(dict)
@@ -285,6 +286,7 @@ class MemoryTables:
             self.facets,
             self.citations,
             self.context,
+            self.context_prev,
             self.entity_terms,
         )
 

@@ -43,6 +43,8 @@ from memhtml.domain.graph import (
     INBOUND,
     OUTBOUND,
     REL_WEIGHTS,
+    SESSION_REL,
+    SESSION_WEIGHT,
     GraphVia,
 )
 from memhtml.domain.instants import instant_ms
@@ -220,13 +222,21 @@ def _graph_steps_sql(holes: ArmHoles) -> str:
         + " END"
     )
     memory = text_literal(GRAPH_EDGE_CLASS)
+    session = text_literal(SESSION_REL)
     return (
         f"SELECT e.dst_path AS path, s.path AS seed, e.rel AS rel, {text_literal(OUTBOUND)} "
         f"AS dir, s.evidence * {weight} AS score FROM ({seeds}) s "
         f"JOIN edges e ON e.src_path = s.path AND e.edge_class = {memory} "
         f"UNION ALL SELECT e.src_path, s.path, e.rel, {text_literal(INBOUND)}, "
         f"s.evidence * {weight} FROM ({seeds}) s "
-        f"JOIN edges e ON e.dst_path = s.path AND e.edge_class = {memory}"
+        f"JOIN edges e ON e.dst_path = s.path AND e.edge_class = {memory} "
+        # The implicit session edges: a context row's neighbour precedes it (domain/graph).
+        f"UNION ALL SELECT c.path, s.path, {session}, {text_literal(OUTBOUND)}, "
+        f"s.evidence * {SESSION_WEIGHT} FROM ({seeds}) s "
+        "JOIN file_context c ON c.prev_path = s.path "
+        f"UNION ALL SELECT c.prev_path, s.path, {session}, {text_literal(INBOUND)}, "
+        f"s.evidence * {SESSION_WEIGHT} FROM ({seeds}) s "
+        "JOIN file_context c ON c.path = s.path WHERE c.prev_path IS NOT NULL"
     )
 
 
