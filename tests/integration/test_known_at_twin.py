@@ -221,6 +221,7 @@ def test_an_index_without_history_refuses_known_at(tmp_path: Path) -> None:
         store.index_rebuild()
         rebuilt = store.index_status()
         assert () == store.search("ledger", known_at=stamp(int(START.timestamp()))).hits
+        assert () == store.search("ledger", known_at="2026-09-14T09:00:00+02:00").hits
     assert (False, 0) == (missing.history_built, missing.history_commits)
     assert [NO_HISTORY_WARNING] == [w for w in warned if "history" in w]
     assert (True, 1) == (rebuilt.history_built, rebuilt.history_commits)

@@ -19,6 +19,7 @@ from memhtml.domain.history import LineCommit
 from memhtml.domain.instants import instant_ms
 from memhtml.domain.past_versions import PastVersion, past_version
 from memhtml.domain.projection import project_file
+from memhtml.domain.user_instants import normalize_user_instant
 from memhtml.ports.errors import IndexStale
 from memhtml.ports.git import GitPort
 from memhtml.ports.history_store import HistoryStore
@@ -87,6 +88,7 @@ def known_at_view(
         InvalidInput: ``known_at`` is not a readable instant.
         IndexStale: The index holds no history (``index rebuild`` builds it).
     """
+    known_at = normalize_user_instant(known_at, "--known-at")  # a library caller's ISO form
     ms = instant_ms(known_at)
     if ms is None:
         raise InvalidInput("--known-at must be an ISO date or date-time")
