@@ -14,6 +14,15 @@ from typing import Protocol
 import attrs
 
 from memhtml.domain.history import LineCommit, Span, SpanStep
+from memhtml.ports.errors import StorageFailure
+
+
+class HistoryMoved(StorageFailure):
+    """The line's tip moved between reading it and extending it: another process extended the
+    spans first. Nothing was written; the next update follows the line again."""
+
+    def __init__(self) -> None:
+        super().__init__("extend history (the tip moved)")
 
 
 @attrs.frozen(kw_only=True)
@@ -58,7 +67,9 @@ class HistoryStore(Protocol):
         (``steps[i]`` is ``commits[i]``'s), in one transaction, and mark the spans built.
 
         Raises:
-            ValueError: ``steps`` and ``commits`` differ in length, or a number does not follow.
+            ValueError: ``steps`` and ``commits`` differ in length, or the numbers are not
+                consecutive.
+            HistoryMoved: The first number does not follow the tip as the write finds it.
             StorageFailure: The index cannot be written.
         """
         ...

@@ -9,7 +9,7 @@ import attrs
 
 from memhtml.adapters.memory.tables import MemoryTables
 from memhtml.domain.history import LineCommit, Span, SpanStep, seq_known_at
-from memhtml.ports.history_store import HistoryState
+from memhtml.ports.history_store import HistoryMoved, HistoryState
 
 
 class MemoryHistoryStore:
@@ -39,9 +39,11 @@ class MemoryHistoryStore:
         t = self._t
         if len(commits) != len(steps):
             raise ValueError("one step per commit")
-        first = max(t.history_commits, default=0) + 1
-        if [c.seq for c in commits] != list(range(first, first + len(commits))):
-            raise ValueError("commit numbers must follow the tip")
+        seqs = [c.seq for c in commits]
+        if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
+            raise ValueError("commit numbers must be consecutive")
+        if seqs and seqs[0] != max(t.history_commits, default=0) + 1:
+            raise HistoryMoved
         with t.transaction("extend history"):
             spans, line = dict(t.spans), dict(t.history_commits)
             open_at = {s.path: key for key, s in spans.items() if s.until_seq is None}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from memhtml.adapters.sqlite.connection import Database, Write, WriteMany
+from memhtml.adapters.sqlite.connection import Database, Query, Write, WriteMany
 from memhtml.domain.history import LineCommit, Span, SpanStep
-from memhtml.ports.history_store import HistoryState
+from memhtml.ports.history_store import HistoryMoved, HistoryState
 
 _BUILT_SETTING: Final = "history"
 _BUILT_VALUE: Final = "first-parent"
@@ -69,10 +69,9 @@ class SqliteHistoryStore:
         """See ``HistoryStore.extend_history``."""
         if len(commits) != len(steps):
             raise ValueError("one step per commit")
-        tip = self.history_state().tip
-        first = 1 if tip is None else tip.seq + 1
-        if [c.seq for c in commits] != list(range(first, first + len(commits))):
-            raise ValueError("commit numbers must follow the tip")
+        seqs = [c.seq for c in commits]
+        if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
+            raise ValueError("commit numbers must be consecutive")
         writes: list[Write | WriteMany] = []
         for commit, step in zip(commits, steps, strict=True):
             writes.append(
@@ -99,7 +98,16 @@ class SqliteHistoryStore:
                 (_BUILT_SETTING, _BUILT_VALUE),
             )
         )
-        self._db.write_planned(lambda _query: writes, operation="extend history")
+
+        def plan(query: Query) -> list[Write | WriteMany]:
+            # Checked inside the write transaction: two updates racing cannot both extend.
+            row = query("SELECT max(seq) FROM history_commits", ())
+            tip = row[0][0] if row and row[0][0] is not None else 0
+            if seqs and seqs[0] != int(str(tip)) + 1:
+                raise HistoryMoved
+            return writes
+
+        self._db.write_planned(plan, operation="extend history")
 
     def open_blobs(self) -> Mapping[str, str]:
         """See ``HistoryStore.open_blobs``."""

@@ -15,7 +15,7 @@ from typing import Final
 from memhtml.domain.history import LineCommit, SpanStep, span_step
 from memhtml.domain.paths import is_indexable_path
 from memhtml.ports.git import GitPort, LineStep
-from memhtml.ports.history_store import HistoryStore
+from memhtml.ports.history_store import HistoryMoved, HistoryStore
 
 _STEP_BATCH: Final = 500
 """Commits written per transaction."""
@@ -25,7 +25,10 @@ def rebuild_line(git: GitPort, history: HistoryStore) -> int:
     """Forget the spans and walk HEAD's whole first-parent line again; the commits walked."""
     line = git.first_parent_changes(None) or ()
     history.reset_history()
-    _extend(history, line, first_seq=1, blobs={})
+    try:
+        _extend(history, line, first_seq=1, blobs={})
+    except HistoryMoved:
+        return 0  # an update in another process went on from a batch already written
     return len(line)
 
 
@@ -46,7 +49,10 @@ def follow_line(git: GitPort, history: HistoryStore) -> int:
     if not line:
         return 0
     first_seq = 1 if tip is None else tip.seq + 1
-    _extend(history, line, first_seq=first_seq, blobs=dict(history.open_blobs()))
+    try:
+        _extend(history, line, first_seq=first_seq, blobs=dict(history.open_blobs()))
+    except HistoryMoved:
+        return 0  # another process extended it first; the next update follows on from there
     return len(line)
 
 

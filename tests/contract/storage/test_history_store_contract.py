@@ -20,7 +20,7 @@ from memhtml.domain.history import (
     span_step,
 )
 from memhtml.domain.scope import SearchScope
-from memhtml.ports.history_store import HistoryState
+from memhtml.ports.history_store import HistoryMoved, HistoryState
 from memhtml.ports.rank_store import FusionQuery
 from memhtml.ports.storage import Storage
 from tests.contract.storage.harness import BACKENDS, NOW, Memory, open_backend, write
@@ -108,7 +108,7 @@ def test_a_store_without_history_reads_as_not_built(storage: Storage) -> None:
 def test_commit_numbers_must_follow_the_tip(storage: Storage) -> None:
     """A gap or a repeat in the numbering is a caller bug, refused before anything is written."""
     lay_down(storage, [{"a": "b1"}], [5])
-    with pytest.raises(ValueError, match="follow the tip"):
+    with pytest.raises(HistoryMoved):
         storage.history.extend_history(
             [LineCommit(seq=3, sha="c" * 40, at=6)], [SpanStep(closed=(), opened=())]
         )
