@@ -34,15 +34,16 @@ from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.numpy import NumpyPairwiseCosine
 from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
 from memhtml.adapters.sqlite.context_sql import refresh_context_writes
-from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import ArmHoles, FusionPlan, run_fusion
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.storage import sqlite_storage
+from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.bootstrap import retrieval_over
 from memhtml.app.retrieval import RetrievalPipeline
-from memhtml.domain.fusion import RANK_ARMS, ArmSpec
+from memhtml.domain.fusion import DEFAULT_ARM_LIMIT, RANK_ARMS, ArmSpec
 from memhtml.domain.mmr import mmr_select
 from memhtml.domain.polarity import PolarityCandidate, polarity_scored
 from memhtml.ports.clock import Clock
@@ -241,6 +242,30 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
             entities=[f"topic:{word}" for word in t.split()],
         )
 
+    preselector = VectorPreselector(db)
+    holes = ArmHoles(file_filter=scope.file_filter, gate="", embed_model=MODEL, now=STAMP)
+
+    def warm(arms: tuple[ArmSpec, ...]) -> Callable[[str], object]:
+        # The matrix answers the vector arm, the statement re-scores and folds (issue 17).
+        plan = FusionPlan(arms=arms, embed_model=MODEL, now=STAMP)
+
+        def run(t: str) -> object:
+            ranked = preselector.ranked(
+                holes, scope, vector=vectors[t], arm_limit=DEFAULT_ARM_LIMIT
+            )
+            return run_fusion(
+                db,
+                plan,
+                scope,
+                match=" OR ".join(t.split()),
+                vector=vectors[t],
+                limit=30,
+                entities=[f"topic:{word}" for word in t.split()],
+                vector_ranked=ranked,
+            )
+
+        return run
+
     candidates = [
         PolarityCandidate(path=str(i), gist="x merges", vector=EMBEDDER.embed_query(f"c {i}"))
         for i in range(30)
@@ -248,7 +273,9 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*ARM_NAMES)),
         "fused statement, six arms (+ entity, graph)": fused(arms_named(*SIX_ARMS)),
+        "fused statement, all arms, warm vector matrix": warm(arms_named(*ARM_NAMES)),
         "vector arm alone": fused(arms_named("vector")),
+        "vector arm alone, warm vector matrix": warm(arms_named("vector")),
         "fts + recency + salience fold": fused(arms_named("fts", "recency", "salience")),
         "polarity + MMR over 30 candidates (384 dims)": lambda t: mmr_select(
             polarity_scored(candidates, t), limit=10

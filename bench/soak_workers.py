@@ -180,6 +180,8 @@ class _Writer:
         target = self._rng.choice(sorted(self._live))
         title, claim = self._claim()
         result = self._store.correct(target, CorrectRequest(title=title, claim=claim))
+        if result.archived_path is None:  # only --on-near-duplicate skip leaves it in place
+            return
         self._archived[result.archived_path] = self._live.pop(target)
         self._live[result.path] = result.content_hash
 

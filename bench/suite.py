@@ -107,6 +107,12 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_assists"), _bench("bench_assists", "--runs", "1", "--loaded", "50"),
     ),
     Entry(
+        "near-duplicates",
+        "Write-time assists with the model: embedding apply of 500 writes, on vs off (issue 21)",
+        _bench("bench_near_duplicates", "--runs", "7"),
+        _bench("bench_near_duplicates", "--runs", "1", "--loaded", "20", "--batch", "20"),
+    ),
+    Entry(
         "mcp", "MCP server round trip and start-up (issue 16)",
         _bench("bench_mcp"),
         _bench("bench_mcp", "--memories", "200", "--calls", "20", "--starts", "2"),

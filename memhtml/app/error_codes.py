@@ -21,6 +21,7 @@ from memhtml.app.errors import (
     ExtraMissing,
     FactConflict,
     MissingArgument,
+    NearDuplicateFound,
     RepoRequired,
     StoreUnhealthy,
     UnknownTool,
@@ -274,6 +275,15 @@ ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
             "values; nothing is written for it."
         ),
         raised_by=(FactConflict,),
+    ),
+    ErrorCode(
+        code="ERR_NEAR_DUPLICATE",
+        exit_status=EXIT_RUNTIME,
+        description=(
+            "--on-near-duplicate fail: a written memory nearly repeats a live one (first-chunk "
+            "similarity at or above the floor); nothing is written for it."
+        ),
+        raised_by=(NearDuplicateFound,),
     ),
     ErrorCode(
         code=ERR_UNKNOWN,

@@ -130,3 +130,22 @@ class FactConflict(MemhtmlError):
             f"{path} would state the relation of {listed} with other values; correct the older "
             "memory, or write with --on-conflict report"
         )
+
+
+class NearDuplicateFound(MemhtmlError):
+    """``--on-near-duplicate fail``: a written memory's first chunk is at or above the floor's
+    similarity to a live memory's (``app/use_cases/near_duplicates``); nothing is written for it.
+
+    Attributes:
+        path: Where the refused memory would have been written.
+        near: The live memories it nearly repeats, most similar first.
+    """
+
+    def __init__(self, path: str, near: tuple[str, ...]) -> None:
+        self.path = path
+        self.near = near
+        listed = ", ".join(near)
+        super().__init__(
+            f"{path} would nearly repeat {listed}; correct or link the existing memory, or "
+            "write with --on-near-duplicate report"
+        )

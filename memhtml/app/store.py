@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.link import LinkResult
     from memhtml.app.use_cases.listing import ListRequest, ListResult
     from memhtml.app.use_cases.memory_source import MemorySource
+    from memhtml.app.use_cases.near_duplicates import NearPolicy
     from memhtml.app.use_cases.neighbors import NeighborsResult
     from memhtml.app.use_cases.read import ReadPorts, ReadResult
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
@@ -46,6 +47,18 @@ if TYPE_CHECKING:
     from memhtml.ports.retrieval import RecallRequest, SearchRequest
 
 GIT_DIR: Final = ".git"
+
+
+def near_policy(mode: str, floor: float | None, limit: int | None) -> NearPolicy:
+    """The near-duplicate policy of a facade call; ``None`` floor or limit is the default."""
+    from memhtml.app.use_cases.near_duplicates import NearPolicy
+    from memhtml.domain.near_duplicates import DEFAULT_NEAR_FLOOR, DEFAULT_NEAR_LIMIT
+
+    return NearPolicy(
+        mode=mode,
+        floor=DEFAULT_NEAR_FLOOR if floor is None else floor,
+        limit=DEFAULT_NEAR_LIMIT if limit is None else limit,
+    )
 
 
 class Store:
@@ -81,6 +94,7 @@ class Store:
             codec=s.codec,
             assists=s.storage.assists,
             embed=s.embeds if embed is None else embed,
+            embedder=s.embedder,
             write_lock=s.write_lock,
         )
 
@@ -123,17 +137,31 @@ class Store:
         )
 
     def write(
-        self, request: WriteRequest, *, embed: bool | None = None, on_conflict: str = "report"
+        self,
+        request: WriteRequest,
+        *,
+        embed: bool | None = None,
+        on_conflict: str = "report",
+        on_near_duplicate: str = "report",
+        near_floor: float | None = None,
+        near_limit: int | None = None,
     ) -> WriteResult:
         """Write one memory as one commit (or dedup onto the active memory holding it).
 
         ``embed`` False indexes it lexically and leaves its vector to a later pass (the next
         search embeds pending chunks, bounded, or ``index embed``); None is the store's setting.
-        ``on_conflict`` is ``report`` or ``fail`` (``use_cases/conflicts``).
+        ``on_conflict`` is ``report``, ``fail`` or ``supersede`` (``use_cases/conflicts``);
+        ``on_near_duplicate`` is ``report``, ``skip`` or ``fail``, with the cosine floor and the
+        cap on listed matches (``None``: the defaults; ``use_cases/near_duplicates``).
         """
         from memhtml.app.use_cases.write import write_memory
 
-        return write_memory(self.write_deps(embed=embed), request, on_conflict=on_conflict)
+        return write_memory(
+            self.write_deps(embed=embed),
+            request,
+            on_conflict=on_conflict,
+            near=near_policy(on_near_duplicate, near_floor, near_limit),
+        )
 
     def read(
         self,
@@ -242,13 +270,20 @@ class Store:
         *,
         embed: bool | None = None,
         on_conflict: str = "report",
+        on_near_duplicate: str = "report",
+        near_floor: float | None = None,
+        near_limit: int | None = None,
     ) -> CorrectResult:
-        """Replace a memory: archive it and write its successor, one commit (``embed`` and
-        ``on_conflict`` as in ``write``)."""
+        """Replace a memory: archive it and write its successor, one commit (``embed``,
+        ``on_conflict`` and the near-duplicate policy as in ``write``)."""
         from memhtml.app.use_cases.correct import correct_memory
 
         return correct_memory(
-            self.write_deps(embed=embed), target, correction, on_conflict=on_conflict
+            self.write_deps(embed=embed),
+            target,
+            correction,
+            on_conflict=on_conflict,
+            near=near_policy(on_near_duplicate, near_floor, near_limit),
         )
 
     def archive(self, path: str, reason: str, *, embed: bool | None = None) -> ArchiveResult:
@@ -272,11 +307,14 @@ class Store:
         progress: ProgressSink = NO_PROGRESS,
         embed: bool | None = None,
         on_conflict: str = "report",
+        on_near_duplicate: str = "report",
+        near_floor: float | None = None,
+        near_limit: int | None = None,
     ) -> ApplyResult:
         """Run a batch as one commit; ``ops`` are checked ops or raw JSONL lines.
 
         ``embed`` False leaves the batch's vectors to a later pass (the store's setting when
-        None); ``on_conflict`` as in ``write``.
+        None); ``on_conflict`` and the near-duplicate policy as in ``write``.
         """
         from memhtml.app.apply_ops import parse_apply_lines
         from memhtml.app.use_cases.apply import apply_batch
@@ -293,6 +331,7 @@ class Store:
             defaults=defaults,
             progress=progress,
             on_conflict=on_conflict,
+            near=near_policy(on_near_duplicate, near_floor, near_limit),
         )
 
     def index_rebuild(

@@ -230,6 +230,7 @@ class Indexer(Protocol):
         embed: bool,
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
+        vectors: Mapping[str, bytes] | None = None,
     ) -> UpdateReport:
         """Bring the index from its watermark to HEAD plus the uncommitted working tree.
 
@@ -248,6 +249,11 @@ class Indexer(Protocol):
                 ``rebuild``.
             known: Documents the caller already parsed, by the exact bytes they came from
                 (the write path's renders); a changed file with those bytes is not parsed.
+            vectors: Vectors the caller already embedded with this indexer's embedder, by
+                chunk id (the near-duplicate assist's first chunks); a chunk this pass
+                projected that lacks a vector gets the handed one, stored rather than embedded
+                again, even when ``embed`` is false. Ignored without a bound embedder (no
+                space to vouch for them) and for chunks the pass did not project.
 
         Raises:
             IndexStale: The watermark is NULL because another process is rebuilding now.

@@ -6,11 +6,23 @@ from collections.abc import Sequence
 
 import pytest
 
+from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database, Plan, Write
+from memhtml.domain.chunking import chunk_text
+from memhtml.domain.vectors import pack_f32
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import FakeHarness
-from tests.contract.test_indexer_rebuild import A, B, C, Store, memory_bytes, store
+from tests.contract.test_indexer_rebuild import (
+    DIM,
+    A,
+    B,
+    C,
+    FlakyEmbedder,
+    Store,
+    memory_bytes,
+    store,
+)
 from tests.fakes.git import FakeGit
 
 __all__ = ["store"]  # the fixture, shared with the rebuild suite
@@ -290,6 +302,66 @@ def test_update_embeds_only_its_own_chunks(store: Store) -> None:
     report = store.indexer().update(embed=True)
     coverage = store.indexer().vector_coverage()
     assert (1, 4, 1) == (report.embeddings_written, coverage.chunks, coverage.embeddings)
+
+
+def _first_chunk_id(data: bytes) -> str:
+    doc = parse_memory(data)
+    return chunk_text(doc.content_hash, doc.body_text)[0].chunk_id
+
+
+def test_handed_vectors_are_stored_instead_of_embedded(store: Store) -> None:
+    """A vector handed for a chunk the pass projects is stored as handed and not embedded again;
+    the pass still embeds its other chunks."""
+    seeded(store)
+    d, e = memory_bytes("Delta holds."), memory_bytes("Epsilon holds.")
+    store.commit({"areas/inbox/d.html": d, "areas/inbox/e.html": e})
+    handed = pack_f32([1.0] + [0.0] * (DIM - 1))
+    counting = FlakyEmbedder()
+    indexer = store.indexer(embedder=counting)
+    report = indexer.update(embed=True, vectors={_first_chunk_id(d): handed})
+    stored = {str(c): v for c, v in store.all("SELECT chunk_id, vec FROM embeddings")}
+    assert (2, [1], handed, True) == (
+        report.embeddings_written,
+        counting.calls,
+        stored[_first_chunk_id(d)],
+        _first_chunk_id(e) in stored,
+    )
+
+
+def test_handed_vectors_are_stored_by_a_lexical_pass(store: Store) -> None:
+    """With embed off the handed vectors still land (the assist already paid for them); the
+    rest of the pass's chunks stay pending."""
+    seeded(store)
+    d, e = memory_bytes("Delta holds."), memory_bytes("Epsilon holds.")
+    store.commit({"areas/inbox/d.html": d, "areas/inbox/e.html": e})
+    handed = pack_f32([0.5] * DIM)
+    report = store.indexer().update(embed=False, vectors={_first_chunk_id(d): handed})
+    coverage = store.indexer().vector_coverage()
+    assert (1, 5, 4) == (report.embeddings_written, coverage.chunks, coverage.embeddings)
+
+
+def test_handed_vectors_of_the_wrong_size_or_for_other_chunks_are_ignored(store: Store) -> None:
+    """A vector of another dimension, or for a chunk the pass did not project, is not stored."""
+    seeded(store)
+    d = memory_bytes("Delta holds.")
+    store.commit({"areas/inbox/d.html": d})
+    vectors = {
+        _first_chunk_id(d): pack_f32([1.0] * (DIM + 1)),
+        "not-a-chunk": pack_f32([1.0] * DIM),
+    }
+    report = store.indexer().update(embed=False, vectors=vectors)
+    coverage = store.indexer().vector_coverage()
+    assert (0, 4, 3) == (report.embeddings_written, coverage.chunks, coverage.embeddings)
+
+
+def test_handed_vectors_need_a_bound_embedder(store: Store) -> None:
+    """Without an embedder nothing vouches for the handed vectors' space: none is stored."""
+    seeded(store, embed=False)
+    d = memory_bytes("Delta holds.")
+    store.commit({"areas/inbox/d.html": d})
+    indexer = store.indexer(embedder=None)
+    report = indexer.update(embed=False, vectors={_first_chunk_id(d): pack_f32([1.0] * DIM)})
+    assert (0, 0) == (report.embeddings_written, indexer.vector_coverage().embeddings)
 
 
 def test_mined_edges_follow_a_move_and_links_to_the_new_path_go(store: Store) -> None:

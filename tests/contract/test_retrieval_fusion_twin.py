@@ -16,8 +16,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import ArmHoles, FusionPlan, run_fusion
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.entities import entity_key, entity_ranking, tag_key
 from memhtml.domain.fts_query import fts_query_forms
@@ -455,6 +456,14 @@ def test_sql_fold_equals_the_twin(
         available.add(ArmNeed.QUERY_ENTITIES)
     assembled = assemble_scope(scope)
     packed = None if query_vector is None else pack_f32(query_vector)
+    preselector = VectorPreselector(db)
+    if packed is not None:  # past the first vector search, which always scans
+        preselector.ranked(
+            ArmHoles(file_filter="", gate="", embed_model=TEST_SPACE, now=now),
+            assemble_scope(SearchScope()),
+            vector=packed,
+            arm_limit=arm_limit,
+        )
     for selection in ARM_SUBSETS:
         arms = active_arms(available, selection=selection)
         for gate_priors in (False, True):
@@ -487,3 +496,22 @@ def test_sql_fold_equals_the_twin(
                 (gate_priors, arm_weights, k, arm_limit, limit),
             )
             _assert_same(expected, actual)
+            if packed is not None and any(arm.name == "vector" for arm in arms):
+                # The warm path: the vector arm's list from the held matrix, bound ranked.
+                holes = ArmHoles(
+                    file_filter=assembled.file_filter, gate="", embed_model=TEST_SPACE, now=now
+                )
+                ranked = preselector.ranked(holes, assembled, vector=packed, arm_limit=arm_limit)
+                if ranked is not None:
+                    warm = run_fusion(
+                        db,
+                        plan,
+                        assembled,
+                        match=match or None,
+                        vector=packed,
+                        limit=limit,
+                        arm_limit=arm_limit,
+                        entities=query_keys,
+                        vector_ranked=ranked,
+                    )
+                    _assert_same(expected, warm)

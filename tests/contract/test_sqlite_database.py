@@ -59,9 +59,10 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
         "0004_lexical_context.sql",
         "0005_frame_keys.sql",
         "0006_arms.sql",
-        "0007_known_at.sql",
+        "0007_vector_generation.sql",
+        "0008_known_at.sql",
     )
-    assert (7, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    assert (8, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")
@@ -89,7 +90,8 @@ def test_open_without_state_attaches_nothing(open_db: Opener) -> None:
             "0004_lexical_context.sql",
             "0005_frame_keys.sql",
             "0006_arms.sql",
-            "0007_known_at.sql",
+            "0007_vector_generation.sql",
+            "0008_known_at.sql",
         ),
     ) == (
         db.has_state,

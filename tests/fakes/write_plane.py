@@ -1,11 +1,13 @@
-"""An in-memory index for the write path's unit tests: ``Indexer``, ``Recorder`` and the
-frame half of ``AssistLookup`` in one.
+"""An in-memory index for the write path's unit tests: ``Indexer``, ``Recorder`` and
+``AssistLookup`` in one.
 
 ``update`` projects HEAD's tree from a git port into a dictionary (path → content hash, type),
 so the dedup lookup answers from what was committed, as the SQLite index does. Tests steer it
 with plain attributes (``stale``, ``stored_model``, ``update_failures``) and assert on its state
-(``updates``, ``links``, ``frame_lookups``). It passes the recorder contract suite beside
-``SqliteRecorder``.
+(``updates``, ``links``, ``frame_lookups``, ``near_lookups``). Vectors are the ones the write
+path hands ``update`` (the near-duplicate assist's), or put in ``vectors`` by a test; the
+neighbours are scored with the float32 loop both real backends use. It passes the recorder
+contract suite beside ``SqliteRecorder``.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ import attrs
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.bootstrap import memory_codec
 from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.domain.chunking import chunk_id_for
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.frame_key import frame_key
 from memhtml.domain.model import MemoryDoc
+from memhtml.domain.near_duplicates import ranked_near
 from memhtml.domain.paths import is_archived_path, is_indexable_path
+from memhtml.domain.vectors import f32_cosine_distance
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.assist_lookup import FrameMatch, NearMatch, NearQuery
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale
@@ -72,6 +77,10 @@ class FakeIndex:
         self.link_failure: Exception | None = None
         # The key sets active_frames_for was asked, one entry per call.
         self.frame_lookups: list[tuple[str, ...]] = []
+        # Stored vectors by chunk id (space FAKE_SPACE), and the query count of each
+        # active_nearest_for call.
+        self.vectors: dict[str, bytes] = {}
+        self.near_lookups: list[int] = []
 
     # --- Indexer ------------------------------------------------------------------------
 
@@ -101,9 +110,11 @@ class FakeIndex:
         embed: bool,
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
+        vectors: Mapping[str, bytes] | None = None,
     ) -> UpdateReport:
         """Refuse as the real indexer does, or fail as told, or project HEAD (no progress);
-        files whose bytes ``known`` holds take that document instead of a parse."""
+        files whose bytes ``known`` holds take that document instead of a parse; handed
+        ``vectors`` are stored."""
         self.updates += 1
         failure = self.update_failures.get(self.updates)
         if failure is not None:
@@ -114,6 +125,7 @@ class FakeIndex:
             raise EmbedModelMismatch(self.stored_model, FAKE_SPACE)
         before = self.head_sha
         self._project(known or {})
+        self.vectors.update(vectors or {})
         return UpdateReport(head_sha=self.head_sha, unchanged=before == self.head_sha)
 
     def embed_missing(
@@ -187,7 +199,7 @@ class FakeIndex:
         ]
         return tuple(sorted(chosen, key=lambda k: (k.at, k.path, k.session_id, k.kind)))
 
-    # --- AssistLookup (frames only: a lexical-only fake holds no vectors) ----------------
+    # --- AssistLookup ---------------------------------------------------------------------
 
     def active_frames_for(self, keys: Sequence[str]) -> Mapping[str, tuple[FrameMatch, ...]]:
         """Live non-task rows whose gist keys to one of ``keys``, by path; records the call."""
@@ -205,8 +217,14 @@ class FakeIndex:
         return {key: tuple(matches) for key, matches in found.items()}
 
     def first_chunk_vectors(self, paths: Sequence[str], *, model: str) -> Mapping[str, bytes]:
-        """No vectors."""
-        return {}
+        """The stored first-chunk vector of each listed row that has one."""
+        found = {}
+        for path in paths:
+            row = self.rows.get(path)
+            blob = None if row is None else self.vectors.get(chunk_id_for(row.content_hash, 0))
+            if blob is not None and model == FAKE_SPACE:
+                found[path] = blob
+        return found
 
     def active_nearest_for(
         self,
@@ -217,8 +235,27 @@ class FakeIndex:
         limit: int,
         exclude_types: Sequence[str] = (),
     ) -> tuple[tuple[NearMatch, ...], ...]:
-        """No vectors, so no neighbours."""
-        return tuple(() for _ in queries)
+        """Live rows' first-chunk vectors scored against each query; records the call."""
+        self.near_lookups.append(len(queries))
+        live = self.first_chunk_vectors(
+            [
+                p
+                for p, row in sorted(self.rows.items())
+                if not row.archived and row.memory_type not in exclude_types
+            ],
+            model=model,
+        )
+        answers = []
+        for query in queries:
+            scored = []
+            for path, blob in live.items():
+                distance = f32_cosine_distance(blob, query.vector)
+                if distance is not None:
+                    gist = self.rows[path].gist
+                    scored.append(NearMatch(path=path, gist=gist, similarity=1.0 - distance))
+            own = () if query.own_path is None else (query.own_path,)
+            answers.append(ranked_near(scored, floor=floor, limit=limit, excluded=own))
+        return tuple(answers)
 
     # --- internals ----------------------------------------------------------------------
 

@@ -143,6 +143,9 @@ def test_write_reports_the_cli_md_fields_and_commits_once(store: Store) -> None:
         "contentHash",
         "indexed",
         "conflicts",
+        "nearDuplicates",
+        "nearDuplicateSkipped",
+        "nearDuplicateNote",
     ] == list(written)
     assert EXPORT_PATH == written["path"]
     assert (True, False, None, True) == (
@@ -198,6 +201,9 @@ def test_correct_archives_the_target_and_writes_its_successor(store: Store) -> N
         "contentHash",
         "indexed",
         "conflicts",
+        "nearDuplicates",
+        "nearDuplicateSkipped",
+        "nearDuplicateNote",
     ] == list(corrected)
     assert "resources/billing/ledger-lock-holds-for-45-minutes.html" == corrected["path"]
     assert corrected["archivedPath"].startswith("archive/")
@@ -283,7 +289,14 @@ def test_apply_from_stdin_runs_the_batch_as_one_commit(store: Store) -> None:
     """apply reads stdin by default and reports snake_case results, summary and one commit."""
     store.ok(*EXPORT_WRITE)
     applied = store.ok("apply", stdin=APPLY_BATCH)
-    assert ["results", "summary", "commitSha", "aborted", "indexed"] == list(applied)
+    assert [
+        "results",
+        "summary",
+        "commitSha",
+        "aborted",
+        "indexed",
+        "nearDuplicateNote",
+    ] == list(applied)
     assert [
         "index",
         "op",
@@ -295,6 +308,8 @@ def test_apply_from_stdin_runs_the_batch_as_one_commit(store: Store) -> None:
         "error",
         "skipped",
         "conflicts",
+        "nearDuplicates",
+        "nearDuplicateSkipped",
     ] == list(applied["results"][0])
     assert [(0, LOCK_PATH, False), (1, EXPORT_PATH, True), (2, EXPORT_PATH, False)] == [
         (r["index"], r["path"], r["deduped"]) for r in applied["results"]
@@ -307,6 +322,7 @@ def test_apply_from_stdin_runs_the_batch_as_one_commit(store: Store) -> None:
         "archived": 0,
         "failed": 0,
         "skipped": 0,
+        "nearDuplicateSkipped": 0,
     } == applied["summary"]
     assert "memhtml(batch): 2 ops" == commit_subjects(store.root)[0]
 

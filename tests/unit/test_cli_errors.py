@@ -23,6 +23,7 @@ from memhtml.app.errors import (
     ExtraMissing,
     FactConflict,
     MissingArgument,
+    NearDuplicateFound,
     RepoRequired,
     StoreUnhealthy,
     UnknownTool,
@@ -78,6 +79,8 @@ SPEC_CODES = {
     "ERR_PUSH_REJECTED": EXIT_RUNTIME,
     # Appended for issue 21 (the conflict assist's --on-conflict fail).
     "ERR_FACT_CONFLICT": EXIT_RUNTIME,
+    # Appended for issue 21 (the near-duplicate assist's --on-near-duplicate fail).
+    "ERR_NEAR_DUPLICATE": EXIT_RUNTIME,
 }
 
 # One instance of every exception the command line must translate, with its code.
@@ -97,6 +100,7 @@ MAPPED: list[tuple[BaseException, str]] = [
     (InvalidMemory((Finding(code="mark-count", detail="d"),)), "ERR_INVALID_MEMORY"),
     (DuplicateContent("same"), "ERR_DUPLICATE_CONTENT"),
     (FactConflict("areas/a.html", ("areas/b.html",)), "ERR_FACT_CONFLICT"),
+    (NearDuplicateFound("areas/a.html", ("areas/b.html",)), "ERR_NEAR_DUPLICATE"),
     (Conflict("occupied"), "ERR_WRITE_CONFLICT"),
     (HeadMoved("a" * 40, "b" * 40), "ERR_WRITE_CONFLICT"),
     (DirtyTree(("areas/x.html",)), "ERR_DIRTY_TREE"),

@@ -20,6 +20,7 @@ from memhtml.app.use_cases.apply import (
     apply_batch,
     refuse_aborted,
 )
+from memhtml.app.use_cases.near_duplicates import NOTE_NO_EMBEDDER
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.model import Link
 from memhtml.domain.write_requests import WriteRequest
@@ -89,6 +90,7 @@ def test_worked_example_three(store: FakeStore) -> None:
             commit_sha=store.git.head(),
             aborted=False,
             indexed=True,
+            near_duplicate_note=NOTE_NO_EMBEDDER,
         )
         == result
     )

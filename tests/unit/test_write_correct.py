@@ -99,7 +99,7 @@ def test_the_boundary_is_the_new_first_time(store: FakeStore) -> None:
     expected = "2026-09-01T08:00:00Z"
     assert (expected, expected) == (
         parse_memory(files[result.path]).valid_from,
-        parse_memory(files[result.archived_path]).valid_until,
+        parse_memory(files[str(result.archived_path)]).valid_until,
     )
 
 
@@ -123,7 +123,7 @@ def test_an_earlier_existing_end_wins(existing: str, expected: str) -> None:
     result = correct_memory(
         store.deps, path, CorrectRequest(title="Window", claim="Shut.", valid_from="2026-09-12")
     )
-    assert expected == parse_memory(store.files()[result.archived_path]).valid_until
+    assert expected == parse_memory(store.files()[str(result.archived_path)]).valid_until
 
 
 def test_a_second_archive_of_one_path_gets_a_suffix(store: FakeStore) -> None:
@@ -172,7 +172,7 @@ def test_an_archived_target_is_refused(store: FakeStore) -> None:
     result = correct_memory(store.deps, OLD, _fix())
     before = store.snapshot()
     with pytest.raises(InvalidMemory, match="target-archived"):
-        correct_memory(store.deps, result.archived_path, _fix(claim="Again."))
+        correct_memory(store.deps, str(result.archived_path), _fix(claim="Again."))
     assert before == store.snapshot()
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.html import parse_memory
 from memhtml.app.staged_tree import StagedTree
+from memhtml.app.use_cases.near_duplicates import NOTE_NO_EMBEDDER
 from memhtml.app.use_cases.write import WriteResult, stage_write, write_memory
 from memhtml.domain.errors import Conflict, InvalidInput, InvalidMemory
 from memhtml.domain.model import MemoryDoc
@@ -61,6 +62,7 @@ def test_worked_example_lands_where_the_spec_says(store: FakeStore) -> None:
             commit_sha=store.git.head(),
             content_hash=EXPORT_HASH,
             indexed=True,
+            near_duplicate_note=NOTE_NO_EMBEDDER,
         )
         == result
     )

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from memhtml.adapters.memory.tables import MemoryTables
 from memhtml.domain.chunking import chunk_id_for
+from memhtml.domain.near_duplicates import ranked_near
 from memhtml.domain.vectors import f32_cosine_distance
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.assist_lookup import FrameMatch, NearMatch, NearQuery
@@ -65,11 +66,10 @@ class MemoryAssistLookup:
             scored = []
             for path, gist, blob in live:
                 distance = f32_cosine_distance(blob, query.vector)
-                if path == query.own_path or distance is None or 1.0 - distance < floor:
-                    continue
-                scored.append(NearMatch(path=path, gist=gist, similarity=1.0 - distance))
-            scored.sort(key=lambda m: (-m.similarity, m.path))
-            answers.append(tuple(scored[: max(limit, 0)]))
+                if distance is not None:
+                    scored.append(NearMatch(path=path, gist=gist, similarity=1.0 - distance))
+            own = () if query.own_path is None else (query.own_path,)
+            answers.append(ranked_near(scored, floor=floor, limit=limit, excluded=own))
         return tuple(answers)
 
     def _first_vector(self, content_hash: str, model: str) -> bytes | None:

@@ -1,5 +1,5 @@
 """``SqliteHistoryStore``: the history store port over ``history_commits`` and ``file_spans``
-(migration 0007; docs/index-schema.md §7)."""
+(migration 0008; docs/index-schema.md §7)."""
 
 from __future__ import annotations
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from memhtml.adapters.sqlite.candidate_store import text_or_none
 from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.adapters.sqlite.retrieval_sql import (
+    ArmHoles,
     FusionPlan,
     bound_params,
     fts_probe_sql,
@@ -20,6 +21,9 @@ from memhtml.domain.fusion import Fused
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.vectors import pack_f32
 from memhtml.ports.rank_store import FusionQuery, VectorCensus
+
+if TYPE_CHECKING:
+    from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 
 # One statement: the chunk count, the vectors in the space, and the space itself, which falls
 # back to the stored watermark when none is configured.
@@ -36,6 +40,8 @@ class SqliteRankStore:
     def __init__(self, db: Database) -> None:
         """Answer from ``db``; salience runs when its state plane is attached."""
         self._db = db
+        # Built on the first vector search: numpy is imported only by a process that embeds.
+        self._vectors: VectorPreselector | None = None
 
     @property
     def has_state(self) -> bool:
@@ -72,15 +78,32 @@ class SqliteRankStore:
             vector_max_distance=query.vector_max_distance,
             prior_bound=query.prior_bound,
         )
+        scope = assemble_scope(query.scope)
+        vector = None if query.vector is None else pack_f32(query.vector)
+        ranked = None
+        if vector is not None and any(arm.name == "vector" for arm in query.arms):
+            holes = ArmHoles(
+                file_filter=scope.file_filter,
+                gate="",
+                embed_model=query.embed_model,
+                now=query.now,
+                vector_max_distance=query.vector_max_distance,
+            )
+            if self._vectors is None:
+                from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
+
+                self._vectors = VectorPreselector(self._db)
+            ranked = self._vectors.ranked(holes, scope, vector=vector, arm_limit=query.arm_limit)
         return run_fusion(
             self._db,
             plan,
-            assemble_scope(query.scope),
+            scope,
             match=None if query.lexical is None else query.lexical.match_text,
-            vector=None if query.vector is None else pack_f32(query.vector),
+            vector=vector,
             limit=query.limit,
             arm_limit=query.arm_limit,
             entities=query.entities,
+            vector_ranked=ranked,
         )
 
     def entity_keys_named(self, surfaces: Sequence[str]) -> Mapping[str, frozenset[str]]:

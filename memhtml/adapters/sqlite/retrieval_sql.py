@@ -92,6 +92,8 @@ class ArmHoles:
         vector_max_distance: The vector arm keeps only files nearer than this (cosine
             distance), inlined; ``None`` keeps its whole top list.
         seed_ctes: The CTEs of the query arms a seeded (graph) arm starts from.
+        vector_ranked: The placeholder holding the vector arm's list, ranked already (a JSON
+            array of paths, best first; ``vector_preselect``), or ``None`` to scan.
     """
 
     file_filter: str
@@ -100,6 +102,7 @@ class ArmHoles:
     now: str
     vector_max_distance: float | None = None
     seed_ctes: tuple[str, ...] = ()
+    vector_ranked: int | None = None
 
     def scope(self, alias: str) -> str:
         """The scope filter and the prior gate, written against ``alias``."""
@@ -128,8 +131,13 @@ def _context_sql(holes: ArmHoles) -> str:
     )
 
 
-def _vector_sql(holes: ArmHoles) -> str:
-    # One row per file, its nearest chunk: a three-chunk file would otherwise take three ranks.
+def vector_distances_sql(holes: ArmHoles, *, within: int | None = None) -> str:
+    """``(path, dist)``: the in-scope files nearest ``?4``, nearest first, at most ``?2``.
+
+    A file's distance is its nearest chunk's, so a three-chunk file takes one rank, not three.
+    ``within`` names a placeholder holding a JSON array of chunk ids to look at instead of
+    every vector of the space (``vector_preselect`` re-scores its candidates exactly with it).
+    """
     # `+e.model` keeps the one-key model index out of the plan, so SQLite starts from the scope.
     # A zero vector has no cosine (sqlite-vec says NULL); 1.0 is the domain's convention for it.
     # A floor on similarity drops files whose nearest chunk is farther than the bound, so in a
@@ -139,15 +147,24 @@ def _vector_sql(holes: ArmHoles) -> str:
         if holes.vector_max_distance is None
         else f"HAVING dist <= {_number(holes.vector_max_distance)} "
     )
+    among = "" if within is None else f"AND e.chunk_id IN (SELECT value FROM json_each(?{within})) "
     return (
-        "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
         "SELECT c.path AS path, "
         f"min(coalesce(vec_distance_cosine(e.vec, ?{PARAM_QUERY_VECTOR}), 1.0)) AS dist "
         "FROM files f JOIN chunks c ON c.path = f.path "
         "JOIN embeddings e ON e.chunk_id = c.chunk_id "
-        f"WHERE +e.model = {text_literal(holes.embed_model)} "
+        f"WHERE +e.model = {text_literal(holes.embed_model)} {among}"
         f"{holes.scope('f')} "
-        f"GROUP BY c.path {having}ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
+        f"GROUP BY c.path {having}ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT}"
+    )
+
+
+def _vector_sql(holes: ArmHoles) -> str:
+    if holes.vector_ranked is not None:
+        # Ranked before the statement, inside the same scope and bound (vector_preselect).
+        return f"SELECT value, key + 1 FROM json_each(?{holes.vector_ranked})"
+    return (
+        f"SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ({vector_distances_sql(holes)})"
     )
 
 
@@ -302,6 +319,8 @@ class FusionPlan:
         evidence_first: Order candidates a query arm ranked before prior-only ones.
         vector_max_distance: The vector arm's distance bound, or ``None``.
         prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``), or ``None``.
+        vector_ranked: The vector arm's list is bound ranked already (``run_fusion``'s
+            ``vector_ranked``) instead of scanned inside the statement.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -313,6 +332,12 @@ class FusionPlan:
     evidence_first: bool = False
     vector_max_distance: float | None = None
     prior_bound: float | None = None
+    vector_ranked: bool = False
+
+
+def _vector_ranked_param(scope: AssembledScope) -> int:
+    """The placeholder of a ranked vector list: the one after the scope's values."""
+    return FIXED_PARAMS + len(scope.params) + 1
 
 
 def _cte(arm: ArmSpec) -> str:
@@ -351,6 +376,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             now=plan.now,
             vector_max_distance=plan.vector_max_distance,
             seed_ctes=seed_ctes,
+            vector_ranked=_vector_ranked_param(scope) if plan.vector_ranked else None,
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
         if arm.seeded:
@@ -397,16 +423,19 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
 
 
 def bound_params(
-    prefix: Sequence[SqlValue], scope: AssembledScope, used: int
+    prefix: Sequence[SqlValue],
+    scope: AssembledScope,
+    used: int,
+    after: Sequence[SqlValue] = (),
 ) -> tuple[SqlValue, ...]:
-    """The values to bind: the fixed prefix (``?1``–``?5``), then the scope's.
+    """The values to bind: the fixed prefix (``?1``–``?5``), then the scope's, then ``after``.
 
     The driver insists on exactly as many values as the highest placeholder number, so the
-    prefix is cut to ``used`` (the highest fixed number referenced) when the scope binds none.
+    prefix is cut to ``used`` (the highest fixed number referenced) when nothing follows it.
     """
     padded = (tuple(prefix) + (None,) * FIXED_PARAMS)[:FIXED_PARAMS]
-    if scope.params:
-        return padded + scope.params
+    if scope.params or after:
+        return padded + scope.params + tuple(after)
     return padded[:used]
 
 
@@ -420,6 +449,7 @@ def run_fusion(
     limit: int,
     arm_limit: int = DEFAULT_ARM_LIMIT,
     entities: Sequence[str] = (),
+    vector_ranked: Sequence[str] | None = None,
 ) -> tuple[Fused, ...]:
     """Run the fused statement and read its rows as the twin's :class:`Fused` values.
 
@@ -432,6 +462,8 @@ def run_fusion(
         limit: How many fused candidates to keep (``?3``).
         arm_limit: Each arm's candidate budget (``?2``).
         entities: The query's entity keys (``?5``); required when ``entity`` fires.
+        vector_ranked: The vector arm's list, ranked already inside the same scope, bound and
+            space (``vector_preselect``); ``None`` scans the vectors in the statement.
 
     Raises:
         ValueError: A firing arm's input is missing (a caller bug, not a user error).
@@ -444,6 +476,8 @@ def run_fusion(
         raise ValueError("the vector arm needs a query vector")
     if "entity" in names and not entities:
         raise ValueError("the entity arm needs the query's entities")
+    if vector_ranked is not None:
+        plan = attrs.evolve(plan, vector_ranked=True)
     sql = build_rrf_sql(plan, scope)
     if sql is None:
         return ()
@@ -453,7 +487,8 @@ def run_fusion(
     if "entity" in names:
         used = PARAM_QUERY_ENTITIES
     keys = json.dumps(list(entities)) if entities else None
-    params = bound_params((match, arm_limit, limit, vector, keys), scope, used)
+    after = () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
+    params = bound_params((match, arm_limit, limit, vector, keys), scope, used, after)
     rows = db.all(sql, params, operation="fused search")
     fused = []
     end = 2 + len(names)

@@ -44,6 +44,9 @@ REMEDIES: Final[Mapping[str, str]] = {
     "ERR_DIRTY_TREE": "Commit or discard your own edits to the paths named, then retry.",
     "ERR_FACT_CONFLICT": "A live memory states the same relation with another value: "
     "`memhtml correct` it, or write with `--on-conflict report`.",
+    "ERR_NEAR_DUPLICATE": "A live memory nearly repeats the written one (first-chunk similarity "
+    "at or above the floor): `memhtml correct` or `link` the existing memory, raise "
+    "`--near-duplicate-floor`, or write with `--on-near-duplicate report`.",
     "ERR_INDEX_STALE": "A rebuild was interrupted: `memhtml index rebuild`.",
     "ERR_EMBED_MODEL_MISMATCH": "The index holds another model's vectors: `memhtml index "
     "rebuild --embed`, or set `MEMHTML_EMBED_MODEL` back.",

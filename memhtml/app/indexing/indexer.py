@@ -21,6 +21,7 @@ from memhtml.app.indexing.rebuild import run_rebuild
 from memhtml.app.indexing.update import run_update
 from memhtml.domain.frame_key import FRAME_KEY_RULE, frame_key
 from memhtml.domain.model import MemoryDoc
+from memhtml.domain.vectors import FLOAT32_BYTES
 from memhtml.ports.clock import Clock
 from memhtml.ports.embedder import Embedder
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale, RebuildNoEmbedRefused
@@ -42,7 +43,7 @@ from memhtml.ports.progress import (
     ProgressSink,
 )
 from memhtml.ports.rebuild_claim import RebuildClaim
-from memhtml.ports.vector_store import VectorStore
+from memhtml.ports.vector_store import StoredVector, VectorStore
 
 # `RebuildNoEmbedRefused.because`: which of the two no-embed spellings the operator can change.
 BECAUSE_FLAG: Final = "embedding was turned off for this rebuild"
@@ -165,6 +166,7 @@ class StoreIndexer:
         embed: bool,
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
+        vectors: Mapping[str, bytes] | None = None,
     ) -> UpdateReport:
         """See ``Indexer.update``."""
         context = self._context
@@ -184,6 +186,9 @@ class StoreIndexer:
             follow_line(context.git, self._history)
         if retokenized is not None:
             report = attrs.evolve(report, retokenized=retokenized, unchanged=False)
+        if vectors and chunk_ids and context.embedder is not None:
+            handed = self._store_handed(vectors, chunk_ids)
+            report = attrs.evolve(report, embeddings_written=handed)
         if not (embed and context.embedder is not None and chunk_ids):
             return report
         outcome = embed_pending(
@@ -195,8 +200,28 @@ class StoreIndexer:
             progress=progress,
         )
         return attrs.evolve(
-            report, embeddings_written=outcome.written, model_failure=outcome.failure
+            report,
+            embeddings_written=report.embeddings_written + outcome.written,
+            model_failure=outcome.failure,
         )
+
+    def _store_handed(self, vectors: Mapping[str, bytes], chunk_ids: Sequence[str]) -> int:
+        """Store the handed vectors of this pass's chunks that still lack one; how many."""
+        context = self._context
+        wanted = [c for c in chunk_ids if c in vectors]
+        if not wanted:
+            return 0
+        size = context.dim * FLOAT32_BYTES
+        stored = [
+            StoredVector(chunk_id=p.chunk_id, blob=vectors[p.chunk_id])
+            for p in context.vectors.pending_chunks(context.model, wanted)
+            if len(vectors[p.chunk_id]) == size
+        ]
+        if stored:
+            context.vectors.put_vectors(
+                stored, model=context.model, dim=context.dim, created_at=context.now()
+            )
+        return len(stored)
 
     def _first_or_resumed(self, *, embed: bool, progress: ProgressSink) -> UpdateReport | None:
         """The full rebuild an update runs when there is no watermark, or a NULL one whose

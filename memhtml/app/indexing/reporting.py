@@ -55,9 +55,12 @@ class ReportingIndexer:
         embed: bool,
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
+        vectors: Mapping[str, bytes] | None = None,
     ) -> UpdateReport:
         """See ``Indexer.update``."""
-        return self._inner.update(embed=embed, progress=self._sink(progress), known=known)
+        return self._inner.update(
+            embed=embed, progress=self._sink(progress), known=known, vectors=vectors
+        )
 
     def embed_missing(
         self, candidate_chunk_ids: Sequence[str] | None = None, *, limit: int | None = None

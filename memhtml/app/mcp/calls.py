@@ -20,6 +20,7 @@ from memhtml.app.cli.commands.write_checks import check_article, checked_write_p
 
 if TYPE_CHECKING:
     from memhtml.app.store import Store
+    from memhtml.app.use_cases.near_duplicates import NearPolicy
     from memhtml.domain.scope import SearchScope
 
 Args = Mapping[str, object]
@@ -28,6 +29,17 @@ Call = Callable[["Store", Args], shaping.Data]
 
 def _text(args: Args, name: str) -> str | None:
     return cast("str | None", args.get(name))
+
+
+def _near(args: Args) -> NearPolicy:
+    """The tool's near-duplicate policy (each absent argument is the default)."""
+    from memhtml.app.store import near_policy
+
+    return near_policy(
+        _text(args, "on_near_duplicate") or "report",
+        cast("float | None", args.get("near_duplicate_floor")),
+        cast("int | None", args.get("near_duplicate_limit")),
+    )
 
 
 def _on_conflict(args: Args) -> str:
@@ -159,7 +171,14 @@ def write(store: Store, args: Args) -> shaping.Data:
             turn_uuid=_text(args, "turn_uuid"),
         )
     )
-    result = store.write(request, on_conflict=_on_conflict(args))
+    near = _near(args)
+    result = store.write(
+        request,
+        on_conflict=_on_conflict(args),
+        on_near_duplicate=near.mode,
+        near_floor=near.floor,
+        near_limit=near.limit,
+    )
     return shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
@@ -176,11 +195,15 @@ def apply(store: Store, args: Args) -> shaping.Data:
         turn_uuid=_text(args, "turn_uuid"),
     )
     lines = [json.dumps(op, ensure_ascii=False) for op in ops]
+    near = _near(args)
     result = store.apply(
         lines,
         continue_on_error=_flag(args, "continue_on_error"),
         defaults=defaults,
         on_conflict=_on_conflict(args),
+        on_near_duplicate=near.mode,
+        near_floor=near.floor,
+        near_limit=near.limit,
     )
     data = shaping.apply_data(result)
     refuse_aborted(result, data)
@@ -207,7 +230,15 @@ def correct(store: Store, args: Args) -> shaping.Data:
         valid_from=_text(args, "valid_from"),
         session_id=_text(args, "session_id"),
     )
-    result = store.correct(str(args["target"]), request, on_conflict=_on_conflict(args))
+    near = _near(args)
+    result = store.correct(
+        str(args["target"]),
+        request,
+        on_conflict=_on_conflict(args),
+        on_near_duplicate=near.mode,
+        near_floor=near.floor,
+        near_limit=near.limit,
+    )
     return shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 

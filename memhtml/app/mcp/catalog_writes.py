@@ -15,6 +15,8 @@ from memhtml.app.mcp.catalog_reads import SESSION_ID
 from memhtml.app.mcp.params import Param
 from memhtml.app.mcp.tool_spec import ToolSpec
 from memhtml.app.use_cases.conflicts import ON_CONFLICT_MODES, ON_CONFLICT_REPORT
+from memhtml.app.use_cases.near_duplicates import ON_NEAR_DUPLICATE_MODES, ON_NEAR_REPORT
+from memhtml.domain.near_duplicates import DEFAULT_NEAR_FLOOR, DEFAULT_NEAR_LIMIT
 from memhtml.domain.vocabulary import LINKABLE_RELS, WRITABLE_TYPES
 
 MAX_APPLY_OPS: Final = 500
@@ -72,6 +74,37 @@ ON_CONFLICT: Final = Param(
 )
 
 
+ON_NEAR_DUPLICATE: Final = Param(
+    name="on_near_duplicate",
+    kind="string",
+    choices=ON_NEAR_DUPLICATE_MODES,
+    default=ON_NEAR_REPORT,
+    description=(
+        "When a written memory nearly repeats a live one (first-chunk cosine similarity at or "
+        "above near_duplicate_floor): report lists it in nearDuplicates with its similarity; "
+        "skip writes nothing for it (nearDuplicateSkipped, path is the live memory); fail "
+        "writes nothing (ERR_NEAR_DUPLICATE). A store without an embedder never checks and "
+        "says so in nearDuplicateNote."
+    ),
+)
+NEAR_DUPLICATE_FLOOR: Final = Param(
+    name="near_duplicate_floor",
+    kind="number",
+    minimum=-1,
+    maximum=1,
+    default=DEFAULT_NEAR_FLOOR,
+    description="The cosine similarity at or above which a live memory counts as near.",
+)
+NEAR_DUPLICATE_LIMIT: Final = Param(
+    name="near_duplicate_limit",
+    kind="integer",
+    minimum=1,
+    default=DEFAULT_NEAR_LIMIT,
+    description="Near-duplicates listed per written memory, most similar first.",
+)
+NEAR_PARAMS: Final = (ON_NEAR_DUPLICATE, NEAR_DUPLICATE_FLOOR, NEAR_DUPLICATE_LIMIT)
+
+
 def _path_param(name: str, description: str) -> Param:
     return Param(name=name, kind="string", required=True, non_blank=True, description=description)
 
@@ -126,6 +159,7 @@ WRITE: Final = ToolSpec(
         PROMPT_ID,
         TURN_UUID,
         ON_CONFLICT,
+        *NEAR_PARAMS,
     ),
     response_type="memory.written",
     output_keys=shaping.WRITTEN_KEYS,
@@ -163,6 +197,7 @@ APPLY: Final = ToolSpec(
         PROMPT_ID,
         TURN_UUID,
         ON_CONFLICT,
+        *NEAR_PARAMS,
     ),
     response_type="batch.applied",
     output_keys=shaping.APPLY_KEYS,
@@ -201,6 +236,7 @@ CORRECT: Final = ToolSpec(
         VALID_FROM,
         SESSION_ID,
         ON_CONFLICT,
+        *NEAR_PARAMS,
     ),
     response_type="memory.corrected",
     output_keys=shaping.CORRECTED_KEYS,

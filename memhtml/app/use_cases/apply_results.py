@@ -9,6 +9,7 @@ import attrs
 from memhtml.app.apply_ops import OP_ARCHIVE, OP_LINK, OP_WRITE
 from memhtml.app.errors import BatchAborted
 from memhtml.app.use_cases.conflicts import ConflictingMemory
+from memhtml.app.use_cases.near_duplicates import NearDuplicate
 
 
 @attrs.frozen(kw_only=True)
@@ -26,6 +27,10 @@ class OpResult:
         code, error: The ``ERR_*`` code and message of a refused op.
         skipped: Not run, or rolled back, because the atomic batch aborted.
         conflicts: For a write, the live memories stating its relation with other values.
+        near_duplicates: For a write, the live memories its first chunk nearly repeats, most
+            similar first.
+        near_duplicate_skipped: ``--on-near-duplicate skip`` left the write out (``ok``;
+            ``path`` is its nearest duplicate).
     """
 
     index: int
@@ -38,6 +43,8 @@ class OpResult:
     error: str | None = None
     skipped: bool = False
     conflicts: tuple[ConflictingMemory, ...] = ()
+    near_duplicates: tuple[NearDuplicate, ...] = ()
+    near_duplicate_skipped: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -51,6 +58,7 @@ class ApplySummary:
     archived: int
     failed: int
     skipped: int
+    near_duplicate_skipped: int = 0
 
 
 @attrs.frozen(kw_only=True)
@@ -63,6 +71,8 @@ class ApplyResult:
         commit_sha: The batch's one commit, or ``None`` when nothing was committed.
         aborted: An atomic batch stopped at a refused op.
         indexed: False only when the commit landed and the index pass after it failed.
+        near_duplicate_note: Why the batch's near-duplicates were not (all) checked, else
+            ``None``.
     """
 
     results: tuple[OpResult, ...]
@@ -70,13 +80,18 @@ class ApplyResult:
     commit_sha: str | None
     aborted: bool
     indexed: bool
+    near_duplicate_note: str | None = None
 
 
 def summary_of(results: Sequence[OpResult]) -> ApplySummary:
     """The counts over ``results``."""
 
     def count(op: str) -> int:
-        return sum(1 for r in results if r.ok and r.op == op and not r.deduped)
+        return sum(
+            1
+            for r in results
+            if r.ok and r.op == op and not r.deduped and not r.near_duplicate_skipped
+        )
 
     return ApplySummary(
         total=len(results),
@@ -86,6 +101,7 @@ def summary_of(results: Sequence[OpResult]) -> ApplySummary:
         archived=count(OP_ARCHIVE),
         failed=sum(1 for r in results if not r.ok and not r.skipped),
         skipped=sum(1 for r in results if r.skipped),
+        near_duplicate_skipped=sum(1 for r in results if r.near_duplicate_skipped),
     )
 
 

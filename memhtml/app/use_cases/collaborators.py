@@ -15,6 +15,7 @@ import attrs
 
 from memhtml.ports.assist_lookup import AssistLookup
 from memhtml.ports.clock import Clock
+from memhtml.ports.embedder import Embedder
 from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import GitWriter
 from memhtml.ports.indexer import Indexer
@@ -41,8 +42,11 @@ class WriteDeps:
             commit.
         clock: Every stamp the command writes.
         codec: Render, parse and head edits.
-        assists: The write-time assists' lookups (frame claims), asked once per batch.
+        assists: The write-time assists' lookups (frame claims, near vectors), asked once per
+            batch.
         embed: Whether index updates embed new chunks (``MEMHTML_EMBED`` not ``off``).
+        embedder: The document embedder the near-duplicate assist embeds written first chunks
+            with (the indexer's own); ``None`` in a lexical-only store.
         commit_attempts: Tries when HEAD moves under the command.
         pause: Sleeps between tries (seconds); tests pass a recorder of pauses.
         write_lock: Held from the pre-write index update to the commit, so writers in other
@@ -58,6 +62,7 @@ class WriteDeps:
     codec: MemoryCodec
     assists: AssistLookup
     embed: bool = True
+    embedder: Embedder | None = None
     commit_attempts: int = COMMIT_ATTEMPTS
     pause: Callable[[float], None] = time.sleep
     write_lock: Callable[[], AbstractContextManager[None]] = nullcontext

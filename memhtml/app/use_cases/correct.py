@@ -26,6 +26,19 @@ from memhtml.app.use_cases.memory_files import (
     text_of,
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.near_duplicates import (
+    ON_NEAR_FAIL,
+    ON_NEAR_SKIP,
+    NearCheck,
+    NearDuplicate,
+    NearPolicy,
+    WrittenText,
+    checked_near_policy,
+    near_duplicates_for,
+    near_ports,
+    refuse_near_duplicates,
+    written_text,
+)
 from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.app.use_cases.write import active_holder, placed_path
 from memhtml.domain import meta_names
@@ -78,21 +91,26 @@ class CorrectResult:
     """``memory.corrected``.
 
     Attributes:
-        path: The new memory.
-        archived_path: Where the corrected memory went.
+        path: The new memory (the target, untouched, when a near-duplicate skipped it).
+        archived_path: Where the corrected memory went; ``None`` when skipped.
         commit_sha: The one commit holding both changes.
         content_hash: The new memory's hash.
         indexed: False only when the index update after the commit failed.
         conflicts: Other live memories stating the new memory's relation with other values
             (the corrected memory, archived by the same commit, never counts).
+        near_duplicates, near_duplicate_skipped, near_duplicate_note: As in ``WriteResult``;
+            the corrected memory is never its successor's near-duplicate.
     """
 
     path: str
-    archived_path: str
+    archived_path: str | None
     commit_sha: str | None
     content_hash: str
     indexed: bool
     conflicts: tuple[ConflictingMemory, ...] = ()
+    near_duplicates: tuple[NearDuplicate, ...] = ()
+    near_duplicate_skipped: bool = False
+    near_duplicate_note: str | None = None
 
 
 def _meta_entities(doc: MemoryDoc) -> tuple[str, ...]:
@@ -127,9 +145,9 @@ def _write_request(correction: CorrectRequest, target: str, old: MemoryDoc) -> W
 
 def _stage_correction(
     deps: WriteDeps, tree: StagedTree, raw_target: str, correction: CorrectRequest
-) -> tuple[str, str, str, WrittenClaim]:
+) -> tuple[str, str, str, WrittenClaim, WrittenText]:
     """Stage the archive move and the new file; returns (new path, archived path, hash, the
-    new memory's claim)."""
+    new memory's claim and first chunk)."""
     target = existing_memory(tree, raw_target, "target")
     require_active(target)
     require_clean(tree, target)
@@ -166,7 +184,7 @@ def _stage_correction(
     tree.write(archived, stamped.encode("utf-8"))
     tree.write(path, data)
     claim = WrittenClaim(path=path, gist=doc.gist, memory_type=request.memory_type)
-    return path, archived, doc.content_hash, claim
+    return path, archived, doc.content_hash, claim, written_text(path, doc)
 
 
 def correct_memory(
@@ -175,6 +193,7 @@ def correct_memory(
     correction: CorrectRequest,
     *,
     on_conflict: str = ON_CONFLICT_REPORT,
+    near: NearPolicy | None = None,
 ) -> CorrectResult:
     """Replace a memory: one commit moves it to ``archive/<YYYY>/`` and writes its successor.
 
@@ -182,6 +201,8 @@ def correct_memory(
     (the new memory's valid-from, else its first ``<time>``, else now; an earlier existing
     value wins) and ``memhtml-superseded-by``; the new one carries ``memhtml-valid-from`` and a
     ``supersedes`` link to the archived path. A ``corrected`` session link names the new file.
+    The near-duplicate assist runs as in ``write`` (``near``); with ``skip`` nothing is
+    committed and the target stays as it was.
 
     Raises:
         NotFound: No memory at the target.
@@ -193,16 +214,29 @@ def correct_memory(
         HeadMoved: Other writers won every retry.
         FactConflict: ``on_conflict`` is ``fail`` and the new memory conflicts with another
             live one; nothing is written.
+        NearDuplicateFound: ``near.mode`` is ``fail`` and the new memory nearly repeats
+            another live one; nothing is written.
     """
     checked_on_conflict(on_conflict)
+    policy = checked_near_policy(near or NearPolicy())
+    cache: dict[str, bytes] = {}
 
     def plan(
         tree: StagedTree,
-    ) -> Plan[tuple[str, str, str, tuple[ConflictingMemory, ...]]]:
-        path, archived, content_hash, claim = _stage_correction(deps, tree, raw_target, correction)
+    ) -> Plan[tuple[str, str, str, tuple[ConflictingMemory, ...], NearCheck]]:
+        path, archived, content_hash, claim, text = _stage_correction(
+            deps, tree, raw_target, correction
+        )
         (conflicts,) = conflicts_for(deps.assists, tree, [claim])
         if conflicts and on_conflict == ON_CONFLICT_FAIL:
             raise refuse_conflicts(path, conflicts)
+        check = near_duplicates_for(near_ports(deps), tree, [text], policy, cache=cache)
+        (found,) = check.found
+        if found and policy.mode == ON_NEAR_FAIL:
+            raise refuse_near_duplicates(path, found)
+        outcome = (path, archived, content_hash, conflicts, check)
+        if found and policy.mode == ON_NEAR_SKIP:
+            return Plan(outcome=outcome, message=None)
         if conflicts and on_conflict == ON_CONFLICT_SUPERSEDE:
             stage_supersede(deps, tree, path, conflicts, now=deps.clock.now(), archived={})
         message = commit_message(
@@ -212,10 +246,23 @@ def correct_memory(
             session_id=correction.session_id,
             prompt_id=correction.prompt_id,
         )
-        return Plan(outcome=(path, archived, content_hash, conflicts), message=message)
+        return Plan(outcome=outcome, message=message, vectors=check.vectors)
 
     landed = run_mutation(deps, plan)
-    path, archived, content_hash, conflicts = landed.outcome
+    path, archived, content_hash, conflicts, check = landed.outcome
+    (found,) = check.found
+    if landed.commit_sha is None:
+        return CorrectResult(
+            path=raw_target,
+            archived_path=None,
+            commit_sha=None,
+            content_hash=content_hash,
+            indexed=landed.indexed,
+            conflicts=conflicts,
+            near_duplicates=found,
+            near_duplicate_skipped=True,
+            near_duplicate_note=check.note,
+        )
     touched = [(path, correction.session_id, correction.prompt_id, correction.turn_uuid)]
     record_links(deps, "corrected", touched)
     return CorrectResult(
@@ -225,4 +272,6 @@ def correct_memory(
         content_hash=content_hash,
         indexed=landed.indexed,
         conflicts=conflicts,
+        near_duplicates=found,
+        near_duplicate_note=check.note,
     )

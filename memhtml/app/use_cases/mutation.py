@@ -58,10 +58,14 @@ class Plan(Generic[T]):
         outcome: The use case's own answer (paths, hashes…).
         message: The commit message; ``None`` when the command changes nothing (a dedup, an
             existing edge), so no commit is made even if the tree was touched.
+        vectors: Vectors the plan already embedded, by chunk id (the near-duplicate
+            assist's), handed to the index update after the commit so they are stored, not
+            embedded again.
     """
 
     outcome: T
     message: str | None
+    vectors: Mapping[str, bytes] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -116,7 +120,7 @@ def run_mutation(
             continue
         fault_point("mutation.committed")
         # After the lock is released: the next writer's preflight indexes this commit too.
-        indexed = refresh_index(deps, progress, parsed=tree.documents())
+        indexed = refresh_index(deps, progress, parsed=tree.documents(), vectors=planned.vectors)
         return Landed(outcome=planned.outcome, commit_sha=sha, indexed=indexed)
     raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -126,14 +130,18 @@ def refresh_index(
     progress: ProgressSink = NO_PROGRESS,
     *,
     parsed: Mapping[bytes, MemoryDoc] | None = None,
+    vectors: Mapping[str, bytes] | None = None,
 ) -> bool:
     """One index update after a commit; False (and a logged cause) when it fails.
 
     ``parsed`` (file bytes to document) hands the indexer the documents the plan already
-    parsed, so a written file is not parsed again.
+    parsed, so a written file is not parsed again; ``vectors`` (chunk id to vector) the
+    vectors it already embedded.
     """
     try:
-        report = deps.indexer.update(embed=deps.embed, progress=progress, known=parsed)
+        report = deps.indexer.update(
+            embed=deps.embed, progress=progress, known=parsed, vectors=vectors or None
+        )
     except MemhtmlError as error:
         logger.warning(
             "committed, but the index update failed (%s); run `memhtml index update`", error

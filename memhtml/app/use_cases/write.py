@@ -20,6 +20,19 @@ from memhtml.app.use_cases.conflicts import (
     refuse_conflicts,
 )
 from memhtml.app.use_cases.mutation import Plan, record_links, run_mutation
+from memhtml.app.use_cases.near_duplicates import (
+    ON_NEAR_FAIL,
+    ON_NEAR_SKIP,
+    NearCheck,
+    NearDuplicate,
+    NearPolicy,
+    WrittenText,
+    checked_near_policy,
+    near_duplicates_for,
+    near_ports,
+    refuse_near_duplicates,
+    written_text,
+)
 from memhtml.app.use_cases.supersede import stage_supersede
 from memhtml.domain.commit_messages import OP_WRITE, commit_message
 from memhtml.domain.datetimes import utc_stamp
@@ -44,6 +57,11 @@ class WriteResult:
         indexed: False only when the commit landed and the index update after it failed.
         conflicts: Live memories stating the same relation with other values
             (``use_cases/conflicts``); empty when deduped.
+        near_duplicates: Live memories whose first chunk is near this one's
+            (``use_cases/near_duplicates``), most similar first; empty when deduped.
+        near_duplicate_skipped: ``--on-near-duplicate skip`` left the memory unwritten;
+            ``path`` is then its nearest duplicate.
+        near_duplicate_note: Why near-duplicates were not (all) checked, else ``None``.
     """
 
     path: str
@@ -54,6 +72,9 @@ class WriteResult:
     content_hash: str
     indexed: bool
     conflicts: tuple[ConflictingMemory, ...] = ()
+    near_duplicates: tuple[NearDuplicate, ...] = ()
+    near_duplicate_skipped: bool = False
+    near_duplicate_note: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -66,6 +87,8 @@ class StagedWrite:
         content_hash: The rendered article's hash.
         title: The memory's title, for the commit subject.
         gist, memory_type: What the conflict assist compares (the parsed claim).
+        text: What the near-duplicate assist compares (the first chunk); ``None`` when
+            deduped.
     """
 
     path: str
@@ -74,6 +97,7 @@ class StagedWrite:
     title: str
     gist: str = ""
     memory_type: str = ""
+    text: WrittenText | None = None
 
     def claim(self) -> WrittenClaim:
         """The written memory as the conflict assist sees it."""
@@ -130,6 +154,7 @@ def stage_write(
         title=request.title,
         gist=rendered.doc.gist,
         memory_type=request.memory_type,
+        text=written_text(path, rendered.doc),
     )
 
 
@@ -157,7 +182,11 @@ def active_holder(deps: WriteDeps, tree: StagedTree, content_hash: str) -> str |
 
 
 def write_memory(
-    deps: WriteDeps, request: WriteRequest, *, on_conflict: str = ON_CONFLICT_REPORT
+    deps: WriteDeps,
+    request: WriteRequest,
+    *,
+    on_conflict: str = ON_CONFLICT_REPORT,
+    near: NearPolicy | None = None,
 ) -> WriteResult:
     """Write one memory as one commit, or report the active memory that already holds it.
 
@@ -165,8 +194,9 @@ def write_memory(
     stale index or a model mismatch); the file is rendered and re-parsed (any violation
     refuses, the tree untouched); dedup; placement; the conflict assist (one lookup; with
     ``on_conflict`` ``fail`` a conflict refuses before the commit, with ``supersede`` the older
-    memories are archived in the same commit); one commit; one index
-    update; a ``wrote`` session link when a session is named.
+    memories are archived in the same commit); the near-duplicate assist (``near``: with
+    ``fail`` a near-duplicate refuses, with ``skip`` nothing is committed); one commit; one
+    index update; a ``wrote`` session link when a session is named.
 
     Raises:
         InvalidInput, InvalidMemory, Conflict: See ``stage_write``; nothing is written.
@@ -174,32 +204,47 @@ def write_memory(
         HeadMoved: Other writers won every retry.
         FactConflict: ``on_conflict`` is ``fail`` and the memory conflicts; nothing is
             written.
+        NearDuplicateFound: ``near.mode`` is ``fail`` and the memory has a near-duplicate;
+            nothing is written.
     """
     request = checked(request)
     checked_on_conflict(on_conflict)
+    policy = checked_near_policy(near or NearPolicy())
+    cache: dict[str, bytes] = {}
 
-    def plan(tree: StagedTree) -> Plan[tuple[StagedWrite, tuple[ConflictingMemory, ...]]]:
+    def plan(
+        tree: StagedTree,
+    ) -> Plan[tuple[StagedWrite, tuple[ConflictingMemory, ...], NearCheck]]:
         now = deps.clock.now()
         staged = stage_write(deps, tree, request, now=now, batch_hashes={})
         if staged.deduped:
-            return Plan(outcome=(staged, ()), message=None)
+            return Plan(outcome=(staged, (), NearCheck(found=((),))), message=None)
         (conflicts,) = conflicts_for(deps.assists, tree, [staged.claim()])
         if conflicts and on_conflict == ON_CONFLICT_FAIL:
             raise refuse_conflicts(staged.path, conflicts)
+        texts = [] if staged.text is None else [staged.text]
+        check = near_duplicates_for(near_ports(deps), tree, texts, policy, cache=cache)
+        found = check.found[0] if check.found else ()
+        if found and policy.mode == ON_NEAR_FAIL:
+            raise refuse_near_duplicates(staged.path, found)
+        if found and policy.mode == ON_NEAR_SKIP:
+            return Plan(outcome=(staged, conflicts, check), message=None)
         if conflicts and on_conflict == ON_CONFLICT_SUPERSEDE:
             stage_supersede(deps, tree, staged.path, conflicts, now=now, archived={})
         message = commit_message(
             OP_WRITE, staged.title, session_id=request.session_id, prompt_id=request.prompt_id
         )
-        return Plan(outcome=(staged, conflicts), message=message)
+        return Plan(outcome=(staged, conflicts, check), message=message, vectors=check.vectors)
 
     landed = run_mutation(deps, plan)
-    staged, conflicts = landed.outcome
+    staged, conflicts, check = landed.outcome
+    found = check.found[0] if check.found else ()
     if landed.commit_sha is not None:
         touched = [(staged.path, request.session_id, request.prompt_id, request.turn_uuid)]
         record_links(deps, "wrote", touched)
+    skipped = bool(found) and policy.mode == ON_NEAR_SKIP
     return WriteResult(
-        path=staged.path,
+        path=found[0].path if skipped else staged.path,
         created=landed.commit_sha is not None,
         deduped=staged.deduped,
         existing_path=staged.path if staged.deduped else None,
@@ -207,4 +252,7 @@ def write_memory(
         content_hash=staged.content_hash,
         indexed=landed.indexed,
         conflicts=conflicts,
+        near_duplicates=found,
+        near_duplicate_skipped=skipped,
+        near_duplicate_note=check.note,
     )

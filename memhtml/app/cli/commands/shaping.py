@@ -30,6 +30,9 @@ WRITTEN_KEYS: Final = (
     "contentHash",
     "indexed",
     "conflicts",
+    "nearDuplicates",
+    "nearDuplicateSkipped",
+    "nearDuplicateNote",
 )
 CORRECTED_KEYS: Final = (
     "path",
@@ -38,10 +41,20 @@ CORRECTED_KEYS: Final = (
     "contentHash",
     "indexed",
     "conflicts",
+    "nearDuplicates",
+    "nearDuplicateSkipped",
+    "nearDuplicateNote",
 )
 ARCHIVED_KEYS: Final = ("path", "archivedPath", "commitSha", "indexed")
 LINKED_KEYS: Final = ("srcPath", "dstPath", "rel", "created", "commitSha", "indexed")
-APPLY_KEYS: Final = ("results", "summary", "commitSha", "aborted", "indexed")
+APPLY_KEYS: Final = (
+    "results",
+    "summary",
+    "commitSha",
+    "aborted",
+    "indexed",
+    "nearDuplicateNote",
+)
 APPLY_RESULT_KEYS: Final = (
     "index",
     "op",
@@ -53,6 +66,8 @@ APPLY_RESULT_KEYS: Final = (
     "error",
     "skipped",
     "conflicts",
+    "nearDuplicates",
+    "nearDuplicateSkipped",
 )
 APPLY_SUMMARY_KEYS: Final = (
     "total",
@@ -62,6 +77,7 @@ APPLY_SUMMARY_KEYS: Final = (
     "archived",
     "failed",
     "skipped",
+    "nearDuplicateSkipped",
 )
 
 

@@ -15,6 +15,7 @@ from typing import Final
 import click
 
 from memhtml.app.cli.commands import shaping
+from memhtml.app.cli.commands.near_options import near_duplicate_options
 from memhtml.app.cli.commands.opening import open_here
 from memhtml.app.cli.commands.write_checks import (
     check_article,
@@ -115,6 +116,7 @@ def init(remote_url: str | None) -> CommandResult:
     "in conflicts, fail (ERR_FACT_CONFLICT, nothing written), or supersede (archive the older "
     "one, linked by supersedes, in the same commit).",
 )
+@near_duplicate_options
 @click.option("--pin", is_flag=True, help="Pin it: search favours it in a close contest.")
 @emits(
     "memory.written",
@@ -142,6 +144,9 @@ def write(
     prompt_id: str | None,
     turn_uuid: str | None,
     on_conflict: str,
+    on_near_duplicate: str,
+    near_duplicate_floor: float,
+    near_duplicate_limit: int,
     pin: bool,
 ) -> CommandResult:
     """Write one memory as one commit, or report the active memory that already holds it."""
@@ -171,7 +176,14 @@ def write(
         )
     )
     with open_here() as store:
-        result = store.write(request, embed=FAST_WRITES_EMBED, on_conflict=on_conflict)
+        result = store.write(
+            request,
+            embed=FAST_WRITES_EMBED,
+            on_conflict=on_conflict,
+            on_near_duplicate=on_near_duplicate,
+            near_floor=near_duplicate_floor,
+            near_limit=near_duplicate_limit,
+        )
     return "memory.written", shaping.shaped(result, shaping.WRITTEN_KEYS)
 
 
@@ -199,6 +211,7 @@ def write(
     help="When a written memory states a live memory's relation with other values: report it "
     "in conflicts, or fail (ERR_FACT_CONFLICT, nothing written).",
 )
+@near_duplicate_options
 @emits(
     "memory.corrected",
     examples=(
@@ -222,6 +235,9 @@ def correct(
     entity: tuple[str, ...],
     workspace: str | None,
     on_conflict: str,
+    on_near_duplicate: str,
+    near_duplicate_floor: float,
+    near_duplicate_limit: int,
 ) -> CommandResult:
     """Archive a memory and write its replacement, linked both ways, in one commit."""
     from memhtml.app.use_cases.correct import CorrectRequest
@@ -243,7 +259,15 @@ def correct(
         session_id=session_id,
     )
     with open_here() as store:
-        result = store.correct(target, request, embed=FAST_WRITES_EMBED, on_conflict=on_conflict)
+        result = store.correct(
+            target,
+            request,
+            embed=FAST_WRITES_EMBED,
+            on_conflict=on_conflict,
+            on_near_duplicate=on_near_duplicate,
+            near_floor=near_duplicate_floor,
+            near_limit=near_duplicate_limit,
+        )
     return "memory.corrected", shaping.shaped(result, shaping.CORRECTED_KEYS)
 
 
@@ -312,6 +336,7 @@ def _batch_lines(file: str | None, source: str | None) -> list[str]:
     help="When a written memory states a live memory's relation with other values: report it "
     "in conflicts, or fail (ERR_FACT_CONFLICT, nothing written).",
 )
+@near_duplicate_options
 @emits("batch.applied", examples=("memhtml apply --file ops.jsonl", "memhtml apply - < ops.jsonl"))
 def apply(
     source: str | None,
@@ -321,6 +346,9 @@ def apply(
     prompt_id: str | None,
     turn_uuid: str | None,
     on_conflict: str,
+    on_near_duplicate: str,
+    near_duplicate_floor: float,
+    near_duplicate_limit: int,
 ) -> CommandResult:
     """Run a JSONL batch of write, link and archive ops as one commit (atomic by default).
 
@@ -343,6 +371,9 @@ def apply(
             progress=progress,
             embed=FAST_WRITES_EMBED,
             on_conflict=on_conflict,
+            on_near_duplicate=on_near_duplicate,
+            near_floor=near_duplicate_floor,
+            near_limit=near_duplicate_limit,
         )
     data = shaping.apply_data(result)
     refuse_aborted(result, data)
