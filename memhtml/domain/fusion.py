@@ -35,7 +35,7 @@ PRIOR_BOUND: Final[float | None] = 0.04
 """The default prior bound (:func:`fuse`): recency and salience order and break ties among the
 query arms' candidates, worth at most 4 % of a score, and never lift a memory no query arm
 found. Below ``1 / (RRF_K + 1)`` (0.0476), so a memory every query arm ranked first stays
-first (docs/ranking.md §12; LoCoMo, BENCHMARKS.md issue 13). ``None`` adds them as arms."""
+first (docs/ranking.md §10; LoCoMo, BENCHMARKS.md issue 13). ``None`` adds them as arms."""
 
 DEFAULT_ARM_LIMIT: Final = 40
 """How many candidates each arm contributes before fusion (every arm's SQL ``LIMIT``)."""
