@@ -110,13 +110,13 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
         kind=ArmKind.QUERY,
         needs=frozenset(),
         seeded=True,
-        default=False,
     ),
 )
 """The registry, in fold order. Fusion sums contributions in this order (see :func:`fuse`).
 
-``entity`` and ``graph`` (issue 15) are opt-in (``--arms``): the default set changes only on an
-evaluation (issue 13), and none has put them in it yet."""
+``entity`` (issue 15) is opt-in (``--arms``): the default set changes only on an evaluation
+(issue 13), and none has put it there. ``graph`` joined the default set when its implicit
+session edges were measured on LoCoMo (docs/ranking.md §10)."""
 
 
 def selected_arm_names(

@@ -234,3 +234,12 @@ def test_an_unknown_conversation_id_is_invalid_input(tmp_path: Path) -> None:
     source = write_invented_data(tmp_path)
     result = invoke(["eval", "locomo", "--data", str(source), "--conversations", "conv-9"])
     assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])
+
+
+def test_compare_refuses_a_file_nested_past_any_run_without_recursing(tmp_path: Path) -> None:
+    """A hostile 'run' of 100,000 nested arrays is bad input (exit 2), not a crash."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = invoke(["eval", "compare", str(deep), str(deep)])
+    assert (2, "ERR_INVALID_FLAG") == (result.exit_code, envelope(result)["code"])
+    assert envelope(result)["error"].endswith("is not a readable eval locomo JSON file")

@@ -51,7 +51,7 @@ def test_a_store_over_memory_storage_runs_every_step(tmp_path: Path) -> None:
     assert initialized.head_sha is not None
     assert indexed.unchanged
     assert written.path == found.hits[0].path
-    assert ("fts", "context", "vector", "recency", "salience") == found.arms
+    assert ("fts", "context", "vector", "recency", "salience", "graph") == found.arms
     assert written.path in {entry.path for entry in recalled.memories.disclosed}
     assert ((written.path,), "positive") == (reinforced.bumped, reinforced.signal)
     rows = parse_sidecar((tmp_path / exported.path).read_text()).rows

@@ -58,15 +58,18 @@ def test_a_fix_is_reached_only_through_its_link(store: Store) -> None:
 
 
 def test_without_the_graph_arm_the_fix_is_not_found(store: Store) -> None:
-    """The graph arm is opt-in: without it in `--arms` the fix stays out (it shares no query
-    word), and by default it does not fire, so the fix is there by the priors alone."""
+    """The fix shares no query word: left out of `--arms`, the graph arm cannot bring it in;
+    in the default set it does, with its step."""
     query = "undefined symbols stale objects"
     default = store.ok("search", query)
     narrowed = store.ok("search", query, "--arms", "fts,entity")["hits"]
     fix = {hit["path"]: hit for hit in default["hits"]}[FIX]
     assert FIX not in [hit["path"] for hit in narrowed]
-    assert (["fts", "context", "recency", "salience"], None) == (default["arms"], fix["via"])
-    assert {"recency", "salience"} == set(fix["ranks"])
+    assert (["fts", "context", "recency", "salience", "graph"], "fixes") == (
+        default["arms"],
+        fix["via"]["rel"],
+    )
+    assert 1 == fix["ranks"]["graph"]
 
 
 def test_an_entity_name_in_the_query_finds_the_memory(store: Store) -> None:

@@ -91,7 +91,7 @@ def test_recall_reports_degradation_and_coverage(db: Database) -> None:
     """Vectors in another space count as missing: coverage 0, the vector arm dropped."""
     load_rows(db, [_memory("areas/a.html", "cache")], model="other-space@64")
     result = _retrieval(db).recall(RecallRequest(query="cache"))
-    assert (True, 0.0, ("fts", "context", "recency", "salience")) == (
+    assert (True, 0.0, ("fts", "context", "recency", "salience", "graph")) == (
         result.degraded,
         result.vector_coverage,
         result.arms,

@@ -125,13 +125,13 @@ def test_low_coverage_drops_the_vector_arm_at_the_configured_floor(db: Database)
     _load(db, rows)
     default = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER)
     result = default.search(SearchRequest(query="note"))
-    assert (0.75, True, ("fts", "context", "recency", "salience")) == (
+    assert (0.75, True, ("fts", "context", "recency", "salience", "graph")) == (
         result.vector_coverage,
         result.degraded,
         result.arms,
     )
     lenient = sqlite_retrieval(db, clock=CLOCK, embedder=EMBEDDER, coverage_floor=0.75)
-    assert (False, ("fts", "context", "vector", "recency", "salience")) == (
+    assert (False, ("fts", "context", "vector", "recency", "salience", "graph")) == (
         lenient.search(SearchRequest(query="note")).degraded,
         lenient.search(SearchRequest(query="note")).arms,
     )

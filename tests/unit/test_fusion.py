@@ -81,16 +81,17 @@ def test_rrf_constant_is_twenty() -> None:
 def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
     """Without a query vector the vector arm leaves the fold and the rest keep registry order."""
     available = {ArmNeed.QUERY_TERMS, ArmNeed.STATE}
-    expected = ["fts", "context", "recency", "salience"]
+    expected = ["fts", "context", "recency", "salience", "graph"]
     assert expected == [a.name for a in active_arms(available)]
 
 
-def test_the_entity_and_graph_arms_fire_only_when_selected() -> None:
-    """Issue 15's arms are opt-in: with every input present the default set is the five
-    evaluated arms, and naming them in the selection adds them."""
+def test_the_entity_arm_fires_only_when_selected() -> None:
+    """The entity arm is opt-in: with every input present the default set is the six
+    evaluated arms (graph among them since its session edges were measured), and naming it in
+    the selection adds it."""
     everything = set(ArmNeed)
     assert (
-        ["fts", "context", "vector", "recency", "salience"],
+        ["fts", "context", "vector", "recency", "salience", "graph"],
         ["fts", "entity", "graph"],
     ) == (
         [a.name for a in active_arms(everything)],
@@ -132,7 +133,8 @@ def test_a_new_arm_joins_by_registry_entry() -> None:
     arms = (*RANK_ARMS, extra)
     fired = [a.name for a in active_arms(set(), arms=arms)]
     fused = fuse({"extra": ["a"]}, arms=arms)
-    expected = ["recency", "extra"]
+    # A new query arm also seeds the graph arm, which is in the default set.
+    expected = ["recency", "graph", "extra"]
     assert (expected, (Fused(path="a", score=0.3 / 21, ranks=(("extra", 1),)),)) == (
         fired,
         fused,

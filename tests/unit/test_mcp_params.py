@@ -136,3 +136,19 @@ def test_every_tool_schema_is_a_closed_object_with_described_properties(tool: An
     assert set(schema["required"]) <= set(properties)
     assert all(prop["description"] for prop in properties.values())
     assert "Example:" in tool.description
+
+
+@pytest.mark.parametrize("name", ["search", "recall"])
+def test_a_query_advertises_the_bound_the_request_enforces(name: str) -> None:
+    """The query's maxLength is the domain's bound, so a client can check before it calls."""
+    from memhtml.domain.query_bounds import MAX_QUERY_CHARS
+
+    tool = next(tool for tool in TOOLS if tool.name == name)
+    properties = tool.input_schema()["properties"]
+    assert isinstance(properties, dict)
+    query = properties["query"]
+    assert (4096, MAX_QUERY_CHARS, 1) == (
+        query["maxLength"],
+        query["maxLength"],
+        query["minLength"],
+    )

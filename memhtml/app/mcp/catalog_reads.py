@@ -16,6 +16,7 @@ from memhtml.app.cli.commands.retrieval import DEFAULT_BUDGET, DEFAULT_LIMIT, MA
 from memhtml.app.cli.commands.store_reads import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT
 from memhtml.app.mcp.params import Param
 from memhtml.app.mcp.tool_spec import ToolSpec
+from memhtml.domain.query_bounds import MAX_QUERY_CHARS
 from memhtml.domain.vocabulary import ALL_RELS, MEMORY_TYPES, PARA_BUCKETS
 
 SESSION_ID: Final = Param(
@@ -91,6 +92,7 @@ SEARCH: Final = ToolSpec(
             required=True,
             non_blank=True,
             blank_hint=BLANK_QUERY_HINT,
+            max_length=MAX_QUERY_CHARS,
             description=f'{QUERY_TEXT}; a "quoted phrase" must match as a phrase.',
         ),
         Param(
@@ -128,6 +130,7 @@ RECALL: Final = ToolSpec(
             required=True,
             non_blank=True,
             blank_hint=BLANK_QUERY_HINT,
+            max_length=MAX_QUERY_CHARS,
             description=f"{QUERY_TEXT}: the task or topic at hand.",
         ),
         Param(

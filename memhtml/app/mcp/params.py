@@ -47,6 +47,8 @@ class Param:
         non_blank: A string (or each item) must hold something besides whitespace.
         blank_hint: What to do instead, added to the refusal of a blank value (a blank query
             is refused with the command line's own hint: browse with ``list``).
+        max_length: The longest string the schema advertises; the request the call builds
+            enforces its own bound (a query's is ``domain/query_bounds``), so the two agree.
     """
 
     name: str
@@ -60,6 +62,7 @@ class Param:
     max_items: int | None = None
     non_blank: bool = False
     blank_hint: str = ""
+    max_length: int | None = None
 
 
 def input_schema(params: Sequence[Param]) -> dict[str, object]:
@@ -79,6 +82,8 @@ def _property(param: Param) -> dict[str, object]:
         text["enum"] = list(param.choices)
     if param.non_blank:
         text["minLength"] = 1
+    if param.max_length is not None:
+        text["maxLength"] = param.max_length
     if param.kind == "strings":
         schema["items"] = {"type": "string", **text}
     elif param.kind == "objects":

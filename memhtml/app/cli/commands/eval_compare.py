@@ -38,11 +38,20 @@ def compare(base: str, variant: str) -> CommandResult:
     return RESPONSE_TYPE, {"base": base, "variant": variant, **compare_runs(left, right)}
 
 
+_MAX_NESTING: Final = 64
+"""Far deeper than any ``eval locomo --out`` file nests; deeper text is not one."""
+
+
 def _data(path: str) -> dict[str, object]:
     from memhtml.domain.errors import InvalidInput
+    from memhtml.domain.json_depth import nests_deeper_than
 
     try:
-        loaded = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+        # The decoder recurses per bracket: a hostile file must not reach it.
+        if nests_deeper_than(text, _MAX_NESTING):
+            raise ValueError("nested too deeply")
+        loaded = json.loads(text)
     except (OSError, ValueError) as error:
         raise InvalidInput(f"{path} is not a readable eval locomo JSON file") from error
     data = loaded.get("data") if isinstance(loaded, dict) else None

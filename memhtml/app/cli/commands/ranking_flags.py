@@ -83,9 +83,9 @@ def ranking_options(command: F) -> F:
             "--arms",
             help="Comma-separated arms to run: "
             + ",".join(arm.name for arm in RANK_ARMS)
-            + " (default: every arm but "
+            + " (default: all but the opt-in "
             + ", ".join(arm.name for arm in RANK_ARMS if not arm.default)
-            + ", which run only when named).",
+            + ", run only when named).",
         ),
         click.option(
             "--gate-priors/--no-gate-priors",
