@@ -70,7 +70,10 @@ class Store:
 
     def __init__(self, services: Services) -> None:
         """Wrap wired services; :func:`open_store` is the constructor callers use."""
+        from memhtml.app.use_cases.known_at import PastVersionMemo
+
         self.services = services
+        self._past_memo = PastVersionMemo()
 
     @property
     def root(self) -> Path:
@@ -110,6 +113,9 @@ class Store:
             embed=s.embeds,
             links=s.storage.links,
             vector_floor=s.settings.embed.vector_coverage_floor,
+            history=s.storage.history,
+            fts_tokenizer=s.settings.fts_tokenizer,
+            past_memo=self._past_memo,
         )
 
     def initialize(self, *, databases_created: bool) -> InitResult:
@@ -202,28 +208,39 @@ class Store:
 
     def list(self, request: ListRequest | None = None) -> ListResult:
         """One path-ordered page of memories; no salience."""
-        from memhtml.app.use_cases.listing import ListRequest, list_with
+        from memhtml.app.use_cases.listing import KnownAtListing, ListRequest, list_with
 
         s = self.services
-        return list_with(s.indexer, s.storage.lister, request or ListRequest(), embed=s.embeds)
+        known = KnownAtListing(
+            history=s.storage.history,
+            git=s.git,
+            parse=s.parse,
+            tokenizer=s.settings.fts_tokenizer,
+            memo=self._past_memo,
+        )
+        return list_with(
+            s.indexer, s.storage.lister, request or ListRequest(), embed=s.embeds, known=known
+        )
 
-    def search(self, request: SearchRequest | str) -> SearchAnswer:
-        """Fused search; a plain string searches with the default scope and limit."""
+    def search(self, request: SearchRequest | str, *, known_at: str | None = None) -> SearchAnswer:
+        """Fused search; a plain string searches with the default scope and limit. With
+        ``known_at`` (a normalised UTC stamp), what the store knew then."""
         from memhtml.app.use_cases.retrieval_ops import search_with
         from memhtml.ports.retrieval import SearchRequest
 
         if isinstance(request, str):
             request = SearchRequest(query=request)
-        return search_with(self.read_ports(), request)
+        return search_with(self.read_ports(), request, known_at=known_at)
 
-    def recall(self, request: RecallRequest | str) -> RecallAnswer:
-        """The recall pack; a plain string recalls with the default scope and budget."""
+    def recall(self, request: RecallRequest | str, *, known_at: str | None = None) -> RecallAnswer:
+        """The recall pack; a plain string recalls with the default scope and budget. With
+        ``known_at`` (a normalised UTC stamp), from what the store knew then."""
         from memhtml.app.use_cases.retrieval_ops import recall_with
         from memhtml.ports.retrieval import RecallRequest
 
         if isinstance(request, str):
             request = RecallRequest(query=request)
-        return recall_with(self.read_ports(), request)
+        return recall_with(self.read_ports(), request, known_at=known_at)
 
     def reinforce(
         self,
@@ -366,6 +383,7 @@ class Store:
             floor=s.settings.embed.vector_coverage_floor,
             has_state=s.storage.has_state,
             head=s.git.head(),
+            history=s.storage.history,
         )
 
     def doctor(self, *, fix: bool = False) -> DoctorReport:
@@ -409,6 +427,7 @@ class Store:
                 embeds=s.settings.embed.writes_vectors,
                 has_state=s.storage.has_state,
                 recovery=doctor_findings(s.recovery, s.writer, s.indexer, after_fix=fix),
+                history=s.storage.history,
             )
         )
         return report if repaired is None else attrs.evolve(report, repaired=repaired)

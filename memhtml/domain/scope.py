@@ -145,6 +145,9 @@ class SearchScope:
         as_of: An instant; replaces the archived filter with the validity window
             ``coalesce(valid_from, event_at, created_at) <= as_of < valid_until`` (NULL
             ``valid_until`` is open), compared as strings.
+        known_seq: Transaction time (``--known-at``): admit only rows whose blob the commit
+            numbered ``known_seq`` of the indexed first-parent line held at their path
+            (docs/index-schema.md §7); ``None`` admits today's rows as they are.
     """
 
     workspace: str | None = attrs.field(default=None, converter=normalize_workspace)
@@ -154,6 +157,7 @@ class SearchScope:
     memory_types: tuple[str, ...] = attrs.field(default=(), converter=_known_types)
     include_archived: bool = False
     as_of: str | None = None
+    known_seq: int | None = None
 
     def facet_groups(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """Facet values grouped by name, names and values in first-seen order.
@@ -183,6 +187,8 @@ class ScopeFacts:
         valid_until: ``files.valid_until``.
         event_at: ``files.event_at``.
         created_at: ``files.created_at``.
+        spans: The ``(from_seq, until_seq)`` spans of the row's blob at its path
+            (docs/index-schema.md §7), for the transaction-time mask.
     """
 
     path: str
@@ -196,6 +202,7 @@ class ScopeFacts:
     valid_until: str | None = None
     event_at: str | None = None
     created_at: str
+    spans: tuple[tuple[int, int | None], ...] = ()
 
 
 def scope_admits(scope: SearchScope, facts: ScopeFacts) -> bool:
@@ -204,6 +211,8 @@ def scope_admits(scope: SearchScope, facts: ScopeFacts) -> bool:
     The reference the assembled SQL filter is tested against, so None plays SQL's NULL: the
     window's start is the first stamp that is not None, as ``coalesce`` picks it, even ``""``.
     """
+    if scope.known_seq is not None and not _known_at(facts, scope.known_seq):
+        return False
     if scope.as_of is not None:
         if not _valid_at(facts, scope.as_of):
             return False
@@ -229,6 +238,11 @@ def scope_admits(scope: SearchScope, facts: ScopeFacts) -> bool:
     )
 
 
+def _known_at(facts: ScopeFacts, seq: int) -> bool:
+    """Whether one of the row's spans covers commit ``seq``."""
+    return any(start <= seq and (until is None or seq < until) for start, until in facts.spans)
+
+
 def _valid_at(facts: ScopeFacts, as_of: str) -> bool:
     """The validity window at ``as_of``; archived files are admitted, they were believed then."""
     start = next(s for s in (facts.valid_from, facts.event_at, facts.created_at) if s is not None)
@@ -248,4 +262,5 @@ def is_narrowing(scope: SearchScope) -> bool:
         or scope.facets
         or scope.memory_types
         or scope.as_of is not None
+        or scope.known_seq is not None
     )

@@ -49,6 +49,22 @@ class TreeEntry:
     blob_sha: str
 
 
+@attrs.frozen(kw_only=True)
+class LineStep:
+    """One commit of HEAD's first-parent line and what it changed against its first parent.
+
+    Attributes:
+        sha: The commit.
+        at: Its commit time, Unix seconds.
+        changes: ``(path, blob after)`` for every file path whose blob differs from the first
+            parent's (``None``: gone), by path; a rename is a path gone and a path added.
+    """
+
+    sha: str
+    at: int
+    changes: tuple[tuple[str, str | None], ...] = ()
+
+
 def _from_path_matches_status(
     entry: DiffEntry, _: attrs.Attribute[str | None], value: str | None
 ) -> None:
@@ -184,6 +200,18 @@ class GitPort(Protocol):
         The line is walked from HEAD back along first parents and the first commit not after
         the instant wins, so a clock that ran backwards between two commits cannot make an
         older tree answer for a later instant.
+
+        Raises:
+            GitFailure: The repository cannot be read.
+        """
+        ...
+
+    def first_parent_changes(self, stop: str | None) -> tuple[LineStep, ...] | None:
+        """HEAD's first-parent line back to, not including, ``stop``, oldest first (``None``:
+        the whole line), each commit with its changes against its first parent (the root
+        commit against the empty tree). ``None`` when ``stop`` is not on the line (history
+        was rewritten). An unborn HEAD has an empty line. Submodule entries and non-UTF-8
+        paths are dropped. Works on a bare repository.
 
         Raises:
             GitFailure: The repository cannot be read.

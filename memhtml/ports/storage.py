@@ -20,6 +20,7 @@ from memhtml.ports.assist_lookup import AssistLookup
 from memhtml.ports.candidate_store import CandidateStore
 from memhtml.ports.git_writer import RecoveryFinding
 from memhtml.ports.health import HealthProbe, OrphanPruner
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.index_census import IndexCensus
 from memhtml.ports.index_store import IndexStore
 from memhtml.ports.link_graph import LinkGraph
@@ -46,6 +47,7 @@ class Storage:
         rebuild_claim: Tells a rebuild that died from one running in another process.
         traces: The trace plane (scanned agent transcripts).
         links: The stored edges around memories (``neighbors``, ``read``'s inbound links).
+        history: Transaction-time spans of the first-parent line (``--known-at``).
         has_state: Whether the state plane (access rows) is present.
         close: Releases whatever the backend holds open; the bundle is unusable afterwards.
     """
@@ -68,6 +70,7 @@ class Storage:
     has_state: bool
     close: Callable[[], None]
     links: LinkGraph
+    history: HistoryStore
 
 
 @attrs.frozen(kw_only=True)

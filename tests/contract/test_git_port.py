@@ -654,3 +654,44 @@ def test_commit_at_on_an_unborn_head_is_none(
     """No commit yet: nothing was known at any instant."""
     git, _ = timed_repository(kind, tmp_path, monkeypatch, [])
     assert None is git.commit_at(EPOCH_2026)
+
+
+# --- first_parent_changes (the transaction-time spans) ---------------------------------------
+
+
+@pytest.mark.parametrize("kind", IMPLEMENTATIONS)
+def test_first_parent_changes_list_each_commits_blobs_oldest_first(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Add, edit, rename and delete: each commit's changed paths with their blob after it (a
+    rename is a path gone and a path added); from a stop on the line only what follows it; a
+    stop off the line is None; an unborn HEAD has an empty line."""
+    git, writer = timed_repository(kind, tmp_path, monkeypatch, [EPOCH_2026 + n for n in range(3)])
+    assert () == git.first_parent_changes(None)
+    a, b = b"<p>a</p>\n", b"<p>b</p>\n"
+    one = writer.commit(
+        writes({"areas/x/a.html": a, "areas/x/b.html": b}), "one", expected_head=None
+    )
+    two = writer.commit(
+        ChangeSet(writes=(FileWrite(path="areas/x/a.html", data=b),), deletes=("areas/x/b.html",)),
+        "two",
+        expected_head=one,
+    )
+    three = writer.commit(
+        ChangeSet(moves=(FileMove(source="areas/x/a.html", target="areas/y/a.html"),)),
+        "three",
+        expected_head=two,
+    )
+    line = git.first_parent_changes(None)
+    assert line is not None
+    assert [(one, EPOCH_2026), (two, EPOCH_2026 + 1), (three, EPOCH_2026 + 2)] == [
+        (step.sha, step.at) for step in line
+    ]
+    assert [
+        (("areas/x/a.html", blob_sha(a)), ("areas/x/b.html", blob_sha(b))),
+        (("areas/x/a.html", blob_sha(b)), ("areas/x/b.html", None)),
+        (("areas/x/a.html", None), ("areas/y/a.html", blob_sha(b))),
+    ] == [step.changes for step in line]
+    assert line[1:] == git.first_parent_changes(one)
+    assert () == git.first_parent_changes(three)
+    assert None is git.first_parent_changes("f" * 40)

@@ -48,6 +48,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0005_frame_keys.sql",
             "0006_arms.sql",
             "0007_warm_search.sql",
+            "0008_known_at.sql",
         ],
         ["S0001_init.sql"],
     ) == (index, state)
@@ -195,7 +196,12 @@ def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_pat
         after = (db.newly_applied, SqliteIndexStore(db).frame_key_rule())
     with Database.open(tmp_path / "fresh.db") as db:
         fresh = SqliteIndexStore(db).frame_key_rule()
-    assert (4, ("0005_frame_keys.sql", "0006_arms.sql", "0007_warm_search.sql"), "", "") == (
+    assert (
+        4,
+        ("0005_frame_keys.sql", "0006_arms.sql", "0007_warm_search.sql", "0008_known_at.sql"),
+        "",
+        "",
+    ) == (
         before,
         *after,
         fresh,

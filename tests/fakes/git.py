@@ -25,6 +25,7 @@ from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     DiffEntry,
+    LineStep,
     PathRefused,
     StatusEntry,
     TreeEntry,
@@ -136,6 +137,26 @@ class FakeGit:
         while sha is not None and self._commits[sha].time > epoch_seconds:
             sha = self._commits[sha].parent
         return sha
+
+    def first_parent_changes(self, stop: str | None) -> tuple[LineStep, ...] | None:
+        """See ``GitPort.first_parent_changes``."""
+        self._require("first_parent_changes")
+        line: list[str] = []
+        sha = self._head()
+        while sha is not None and sha != stop:
+            line.append(sha)
+            sha = self._commits[sha].parent
+        if stop is not None and sha != stop:
+            return None
+        steps: list[LineStep] = []
+        before = self._tree_of(stop)
+        for commit in reversed(line):
+            after = self._tree_of(commit)
+            changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+            changes = tuple((p, after[p][0] if p in after else None) for p in sorted(changed))
+            steps.append(LineStep(sha=commit, at=self._commits[commit].time, changes=changes))
+            before = after
+        return tuple(steps)
 
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """See ``GitPort.read_blobs``."""

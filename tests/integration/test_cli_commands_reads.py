@@ -59,6 +59,7 @@ def test_search_reports_cli_md_fields_and_freshness(store: Store) -> None:
         "scopeEmpty",
         "archivedMatches",
         "archived",
+        "knownAtCommit",
         "indexFresh",
         "indexUpdateMs",
     ] == list(hits)
@@ -138,6 +139,7 @@ def test_recall_reports_both_folds(shared: Store) -> None:
         "degradedReason",
         "vectorCoverage",
         "pendingVectors",
+        "knownAtCommit",
         "indexFresh",
         "indexUpdateMs",
     ] == list(pack)

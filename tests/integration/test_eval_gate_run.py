@@ -15,7 +15,18 @@ from typing import Any, Final
 import pytest
 from dulwich.repo import Repo
 
-from memhtml.app.eval.discrimination.runner import GateConfig, GateRun, embedder_for, run_gate
+from memhtml.app.eval.discrimination.capabilities import CAPABILITY_ORDER, capability_plan
+from memhtml.app.eval.discrimination.fixture import instant_of
+from memhtml.app.eval.discrimination.runner import (
+    GateConfig,
+    GateRun,
+    SteppedClock,
+    embedder_for,
+    gate_store,
+    probe_capabilities,
+    run_gate,
+)
+from memhtml.ports.retrieval import RankingOptions
 from tests.integration.test_cli_commands_store import data, envelope, invoke
 
 SMALL: Final = ["--size", "40", "--probes", "6"]
@@ -35,6 +46,7 @@ A1_KEYS: Final = [
     "passed",
     "degradedProbes",
     "results",
+    "capabilities",
     "ranking",
     "seconds",
 ]
@@ -75,6 +87,27 @@ def test_default_size_run_passes_with_every_family(default_run: GateRun) -> None
     summary, fixture = default_run.summary, default_run.fixture
     assert all(count > 0 for count in fixture.family_counts().values())
     assert (STORE_PROBES, 0, True) == (summary.probes, summary.degraded_probes, summary.passed)
+
+
+def test_each_capability_probe_passes_and_fails_with_its_feature_off(
+    default_run: GateRun,
+) -> None:
+    """On the kept store, every capability family passes as the run scored it, and fails when
+    its switch is off: the entity arm, the graph arm, authority, --known-at."""
+    keep = default_run.config.keep
+    assert keep is not None
+    fixture = default_run.fixture
+    plan = capability_plan(fixture.epoch_ms, fixture.now_ms)
+    clock = SteppedClock(instant_of(fixture.now_ms))
+    with gate_store(keep, default_run.config, embedder_for("fake"), clock) as store:
+        on = probe_capabilities(plan, store, RankingOptions(), enabled=True)
+        off = probe_capabilities(plan, store, RankingOptions(), enabled=False)
+    families = [c.value for c in CAPABILITY_ORDER]
+    assert families == [c.family.value for c in default_run.capabilities]
+    assert [(f, True) for f in families] == [(c.family.value, c.passed) for c in on]
+    assert [(f, False) for f in families] == [(c.family.value, c.passed) for c in off]
+    known_at = off[-1]
+    assert (False, None) == (known_at.present_without, known_at.score.target_rank)
 
 
 def test_no_probe_ever_returns_an_archived_memory(default_run: GateRun) -> None:

@@ -169,6 +169,21 @@ def test_read_known_at_returns_the_cli_data(stores: Stores) -> None:
     assert stable(cli) == stable(stores.mcp.data("read", {"path": path, "known_at": "2999-01-01"}))
 
 
+def test_search_recall_and_list_known_at_return_the_cli_data(stores: Stores) -> None:
+    """search, recall and list as of an instant name the commit that answered, as the CLI
+    does, and before the first commit know nothing."""
+    later, before = "2999-01-01", "1999-01-01"
+    cli = stores.cli("search", "export", "--known-at", later)
+    assert isinstance(cli["knownAtCommit"], str)
+    assert stable(cli) == stable(stores.mcp.data("search", {"query": "export", "known_at": later}))
+    assert stable(stores.cli("recall", "export", "--known-at", later)) == stable(
+        stores.mcp.data("recall", {"query": "export", "known_at": later})
+    )
+    listed = stores.cli("list", "--known-at", before)
+    assert ([], None) == (listed["files"], listed["knownAtCommit"])
+    assert stable(listed) == stable(stores.mcp.data("list", {"known_at": before}))
+
+
 def test_every_write_tool_matches_the_cli_on_a_twin_store(stores: Stores) -> None:
     """write, apply, correct, archive, link and reinforce: same data as the CLI on the twin."""
     mcp, twin = stores.mcp, stores.twin

@@ -17,7 +17,7 @@ from dulwich.diff_tree import (
     tree_changes,
 )
 from dulwich.object_store import iter_tree_contents
-from dulwich.objects import Blob, Commit, ObjectID
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
@@ -36,12 +36,21 @@ from memhtml.adapters.git.repository import (
 from memhtml.adapters.git.status import working_tree_status
 from memhtml.adapters.git.status_cache import StatusCache
 from memhtml.ports.errors import GitFailure
-from memhtml.ports.git import DiffEntry, StatusEntry, TreeEntry, blob_sha, check_repo_path
+from memhtml.ports.git import (
+    DiffEntry,
+    LineStep,
+    StatusEntry,
+    TreeEntry,
+    blob_sha,
+    check_repo_path,
+)
 
 HEAD_OPERATION: Final = "head"
 LIST_TREE_OPERATION: Final = "list_tree"
 READ_BLOBS_OPERATION: Final = "read_blobs"
 COMMIT_AT_OPERATION: Final = "commit_at"
+FIRST_PARENTS_OPERATION: Final = "first_parent_changes"
+_TREE_MEMO_SIZE: Final = 512
 DIFF_OPERATION: Final = "diff"
 STATUS_OPERATION: Final = "status"
 HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
@@ -100,6 +109,36 @@ class DulwichGit:
                     return sha.decode("ascii")
                 sha = commit.parents[0] if commit.parents else None
         return None
+
+    def first_parent_changes(self, stop: str | None) -> tuple[LineStep, ...] | None:
+        """See ``GitPort.first_parent_changes``."""
+        op = FIRST_PARENTS_OPERATION
+        with git_operation(op), open_repository(self._root, op) as repo:
+            line: list[Commit] = []
+            sha = head_commit(repo)
+            while sha is not None and sha.decode("ascii") != stop:
+                commit = repo[sha]
+                if not isinstance(commit, Commit):
+                    raise GitFailure(op)
+                line.append(commit)
+                sha = commit.parents[0] if commit.parents else None
+            if stop is not None and sha is None:
+                return None
+            line.reverse()
+            parent_tree = commit_tree_or_empty(repo, stop)
+            steps: list[LineStep] = []
+            trees = _TreeMemo(repo)
+            for commit in line:
+                changes = tree_changes(trees, parent_tree, commit.tree)  # type: ignore[arg-type]
+                steps.append(
+                    LineStep(
+                        sha=commit.id.decode("ascii"),
+                        at=commit.commit_time,
+                        changes=_blob_changes(changes),
+                    )
+                )
+                parent_tree = commit.tree
+        return tuple(steps)
 
     def read_blobs(self, shas: Sequence[str]) -> Mapping[str, bytes]:
         """See ``GitPort.read_blobs``."""
@@ -207,3 +246,38 @@ def _name_status(changes: list[TreeChange]) -> tuple[DiffEntry, ...]:
     rows.extend(DiffEntry(status="A", path=path) for path in added - deleted)
     rows.extend(DiffEntry(status="D", path=path) for path in deleted - added)
     return tuple(sorted(rows, key=lambda row: (row.path, row.status)))
+
+
+def _blob_changes(changes: Iterator[TreeChange]) -> tuple[tuple[str, str | None], ...]:
+    """``(path, blob after)`` of every file a tree diff without rename detection reports."""
+    found: dict[str, str | None] = {}
+    for change in changes:
+        old, new = change.old, change.new
+        if old is not None and old.path is not None and old.mode is not None:
+            path = decode_path(old.path)
+            if path is not None and is_file_mode(old.mode):
+                found[path] = None
+        if new is not None and new.path is not None and new.mode is not None:
+            path = decode_path(new.path)
+            if path is not None and is_file_mode(new.mode) and new.sha is not None:
+                found[path] = new.sha.decode("ascii")
+    return tuple(sorted(found.items()))
+
+
+class _TreeMemo:
+    """The object store as a walk along a line reads it: each commit's new trees are the next
+    commit's old ones, so the trees of the last step are kept instead of read twice."""
+
+    def __init__(self, repo: Repo) -> None:
+        self._store = repo.object_store
+        self._held: dict[bytes, ShaFile] = {}
+        self._previous: dict[bytes, ShaFile] = {}
+
+    def __getitem__(self, sha: bytes) -> ShaFile:
+        found = self._held.get(sha) or self._previous.get(sha)
+        if found is None:
+            found = self._store[ObjectID(sha)]
+        self._held[sha] = found
+        if len(self._held) > _TREE_MEMO_SIZE:
+            self._previous, self._held = self._held, {}
+        return found

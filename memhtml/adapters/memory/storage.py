@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 from memhtml.adapters.memory.assist_lookup import MemoryAssistLookup
+from memhtml.adapters.memory.history_store import MemoryHistoryStore
 from memhtml.adapters.memory.index_store import MemoryIndexStore, MemoryVectorStore
 from memhtml.adapters.memory.rank_store import MemoryRankStore
 from memhtml.adapters.memory.reads import (
@@ -50,6 +51,7 @@ def memory_storage(tables: MemoryTables) -> Storage:
         has_state=True,
         close=lambda: None,
         links=MemoryLinkGraph(tables),
+        history=MemoryHistoryStore(tables),
     )
 
 

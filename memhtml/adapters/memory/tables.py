@@ -16,6 +16,7 @@ import attrs
 
 from memhtml.domain.entities import EntityTerm
 from memhtml.domain.fulltext import FullTextIndex, FullTextRow, fts_tokens
+from memhtml.domain.history import LineCommit, Span
 from memhtml.domain.lexical_context import ContextFacts
 from memhtml.domain.model import Citation, EntityRef, Facet
 from memhtml.domain.projection import FileProjection, FileRow
@@ -105,6 +106,9 @@ class MemoryTables:
     context: dict[str, str] = attrs.Factory(dict)
     context_prev: dict[str, str] = attrs.Factory(dict)
     frame_key_rule: str = ""
+    history_built: bool = False
+    history_commits: dict[int, LineCommit] = attrs.Factory(dict)
+    spans: dict[tuple[str, int], Span] = attrs.Factory(dict)
     _fulltext: FullTextIndex | None = None
     _context_fulltext: FullTextIndex | None = None
 
@@ -188,6 +192,11 @@ class MemoryTables:
             valid_until=row.valid_until,
             event_at=row.event_at,
             created_at=row.created_at,
+            spans=tuple(
+                (span.from_seq, span.until_seq)
+                for (held, _), span in self.spans.items()
+                if held == path and span.blob_sha == row.blob_sha
+            ),
         )
 
     def delete_file(self, path: str) -> None:

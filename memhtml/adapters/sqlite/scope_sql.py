@@ -131,6 +131,16 @@ def assemble_scope(
             f"coalesce({a}.valid_from, {a}.event_at, {a}.created_at) <= {at} "
             f"AND ({a}.valid_until IS NULL OR {a}.valid_until > {at})"
         )
+    if scope.known_seq is not None:
+        # Transaction time (docs/index-schema.md §7): the row's blob was the one its path held
+        # in that commit of the line. The number is an int from the index, bound like the rest.
+        seq = bind(str(scope.known_seq))
+        conditions.append(
+            "EXISTS (SELECT 1 FROM file_spans scope_span WHERE scope_span.path = "
+            f"{a}.path AND scope_span.blob_sha = {a}.blob_sha AND scope_span.from_seq <= "
+            f"CAST({seq} AS INTEGER) AND (scope_span.until_seq IS NULL OR "
+            f"scope_span.until_seq > CAST({seq} AS INTEGER)))"
+        )
     if archived_only:
         conditions.append(f"{a}.archived = 1")
     elif scope.as_of is None and not scope.include_archived:

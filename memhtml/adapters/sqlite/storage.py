@@ -8,6 +8,7 @@ from memhtml.adapters.sqlite.assist_lookup import SqliteAssistLookup
 from memhtml.adapters.sqlite.candidate_store import SqliteCandidateStore
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.doctor_sql import SqliteHealthProbe
+from memhtml.adapters.sqlite.history_store import SqliteHistoryStore
 from memhtml.adapters.sqlite.index_status_sql import SqliteIndexCensus
 from memhtml.adapters.sqlite.index_store import SqliteIndexStore
 from memhtml.adapters.sqlite.link_graph import SqliteLinkGraph
@@ -43,4 +44,5 @@ def sqlite_storage(db: Database) -> Storage:
         has_state=db.has_state,
         close=db.close,
         links=SqliteLinkGraph(db),
+        history=SqliteHistoryStore(db),
     )

@@ -113,6 +113,7 @@ def indexer_over(
         embedder=embedder,
         parse=parse,
         fts_tokenizer=fts_tokenizer,
+        history=storage.history,
         **extra,
     )
 

@@ -15,6 +15,7 @@ import attrs
 
 from memhtml.app.indexing.context import IndexContext
 from memhtml.app.indexing.embedding import EMBED_PERSIST_SLICE, embed_pending
+from memhtml.app.indexing.history import follow_line, rebuild_line
 from memhtml.app.indexing.parse_pool import ParseSettings
 from memhtml.app.indexing.rebuild import run_rebuild
 from memhtml.app.indexing.update import run_update
@@ -25,6 +26,7 @@ from memhtml.ports.clock import Clock
 from memhtml.ports.embedder import Embedder
 from memhtml.ports.errors import EmbedModelMismatch, IndexStale, RebuildNoEmbedRefused
 from memhtml.ports.git import GitPort
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.index_store import IndexStore
 from memhtml.ports.indexer import (
     BackfillReport,
@@ -74,6 +76,7 @@ class StoreIndexer:
         embed_persist_slice: int = EMBED_PERSIST_SLICE,
         parse: ParseSettings | None = None,
         fts_tokenizer: str | None = None,
+        history: HistoryStore | None = None,
     ) -> None:
         """Bind the index to a repository and a vector space.
 
@@ -95,6 +98,9 @@ class StoreIndexer:
             parse: How parsing spreads over processes; serial by default.
             fts_tokenizer: The configured full-text tokenizer; an index built with another one
                 is retokenized by the next update or rebuild. ``None`` keeps whatever it has.
+            history: Where the transaction-time spans live (``--known-at``): a rebuild walks
+                the whole first-parent line again, an update the commits since its tip.
+                ``None`` keeps none.
 
         Raises:
             ValueError: The embedder's space is not the configured one, or a size is below 1.
@@ -108,6 +114,7 @@ class StoreIndexer:
             raise ValueError("the embedder's vector space is not the configured one")
         self._tokenizer = fts_tokenizer
         self._claim = rebuild_claim
+        self._history = history
         self._context = IndexContext(
             store=store,
             vectors=vectors,
@@ -147,6 +154,7 @@ class StoreIndexer:
                 raise RebuildNoEmbedRefused(held, context.model, because)
         retokenized = self._align_tokenizer(progress)
         report = run_rebuild(context, embed=writes_vectors, progress=progress)
+        self._rebuild_line()
         if context.store.frame_key_rule() != FRAME_KEY_RULE:
             # Every row was just projected under the current rule: only the name is new.
             context.store.rekey_frames(FRAME_KEY_RULE, {})
@@ -174,6 +182,8 @@ class StoreIndexer:
                 raise IndexStale(RUNNING_REASON)
         self._check_space(state)
         report, chunk_ids = run_update(context, state, progress, known=known)
+        if self._history is not None:
+            follow_line(context.git, self._history)
         if retokenized is not None:
             report = attrs.evolve(report, retokenized=retokenized, unchanged=False)
         if vectors and chunk_ids and context.embedder is not None:
@@ -239,6 +249,7 @@ class StoreIndexer:
                 rebuilt = run_rebuild(
                     context, embed=embed and context.embedder is not None, progress=progress
                 )
+                self._rebuild_line()
             else:
                 _log.warning("an index rebuild was interrupted; rebuilding from git now")
                 # Catching up, as any update does: without an embedder the new chunks wait for
@@ -252,6 +263,11 @@ class StoreIndexer:
             skipped=rebuilt.skipped,
             model_failure=rebuilt.model_failure,
         )
+
+    def _rebuild_line(self) -> None:
+        """Walk the whole first-parent line into the spans again (after every rebuild)."""
+        if self._history is not None:
+            rebuild_line(self._context.git, self._history)
 
     def rebuild_in_progress(self) -> bool:
         """See ``Indexer.rebuild_in_progress``."""

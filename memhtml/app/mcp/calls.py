@@ -67,13 +67,21 @@ def _scope(args: Args) -> SearchScope:
     )
 
 
+def _known_at(args: Args) -> str | None:
+    """The ``known_at`` argument normalised to a UTC stamp (``--known-at``'s rule)."""
+    from memhtml.domain.user_instants import normalize_user_instant
+
+    known_at = _text(args, "known_at")
+    return None if known_at is None else normalize_user_instant(known_at, "known_at")
+
+
 def search(store: Store, args: Args) -> shaping.Data:
     """``memory.hits`` for a query."""
     from memhtml.ports.retrieval import SearchRequest
 
     limit = cast("int", args["limit"])
     request = SearchRequest(query=str(args["query"]), scope=_scope(args), limit=limit)
-    return shaping.hits_data(store.search(request))
+    return shaping.hits_data(store.search(request, known_at=_known_at(args)))
 
 
 def recall(store: Store, args: Args) -> shaping.Data:
@@ -82,7 +90,7 @@ def recall(store: Store, args: Args) -> shaping.Data:
 
     budget = cast("int", args["budget"])
     request = RecallRequest(query=str(args["query"]), scope=_scope(args), budget_chars=budget)
-    return shaping.recall_data(store.recall(request))
+    return shaping.recall_data(store.recall(request, known_at=_known_at(args)))
 
 
 def read(store: Store, args: Args) -> shaping.Data:
@@ -121,6 +129,7 @@ def list_memories(store: Store, args: Args) -> shaping.Data:
         include_archived=_flag(args, "include_archived"),
         limit=cast("int", args["limit"]),
         cursor=_text(args, "cursor"),
+        known_at=_known_at(args),
     )
     return shaping.list_data(store.list(request))
 

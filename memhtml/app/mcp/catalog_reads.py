@@ -59,6 +59,14 @@ AS_OF: Final = Param(
     kind="string",
     description="Only facts that were valid at this ISO date or date-time, e.g. 2026-03-01.",
 )
+KNOWN_AT: Final = Param(
+    name="known_at",
+    kind="string",
+    description=(
+        "Answer with what the store knew at this ISO date or date-time (its memories as last "
+        "committed by then, even if since changed or removed), e.g. 2026-03-01."
+    ),
+)
 BLANK_QUERY_HINT: Final = "use the list tool to browse"
 QUERY_TEXT: Final = "What you want to know, in plain words"
 
@@ -97,6 +105,7 @@ SEARCH: Final = ToolSpec(
         ),
         *SCOPE,
         AS_OF,
+        KNOWN_AT,
     ),
     response_type="memory.hits",
     output_keys=shaping.HITS_KEYS,
@@ -133,6 +142,7 @@ RECALL: Final = ToolSpec(
         ),
         *SCOPE,
         AS_OF,
+        KNOWN_AT,
     ),
     response_type="recall.pack",
     output_keys=shaping.RECALL_KEYS,
@@ -240,6 +250,7 @@ LIST: Final = ToolSpec(
             description="Page size.",
         ),
         Param(name="cursor", kind="string", description="nextCursor from the previous page."),
+        KNOWN_AT,
     ),
     response_type="memory.list",
     output_keys=shaping.LIST_KEYS,

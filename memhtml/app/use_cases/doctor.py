@@ -22,6 +22,7 @@ from memhtml.domain.snippets import coverage_reason
 from memhtml.domain.vocabulary import PARA_BUCKETS
 from memhtml.ports.git import GitPort
 from memhtml.ports.health import ContradictionLink, DanglingLink, HealthProbe
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.memory_parser import MemoryParser
 
@@ -53,6 +54,13 @@ class DoctorPorts:
     embeds: bool
     has_state: bool
     recovery: tuple[StoreFinding, ...] = ()
+    history: HistoryStore | None = None
+
+
+NO_HISTORY_WARNING: Final = (
+    "the index holds no transaction-time history, so --known-at refuses: run memhtml index "
+    "rebuild (docs/index-schema.md §7)"
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -79,7 +87,8 @@ class DoctorReport:
         vector_coverage_low: Below the floor while an embedder is configured.
         chunks, embeddings: The counts behind the coverage.
         dirty: Paths with uncommitted changes.
-        warnings: Format warnings as ``path: code: detail`` and the coverage remedy when low.
+        warnings: Format warnings as ``path: code: detail``, the coverage remedy when low, and
+            the rebuild an index without transaction-time history needs (``--known-at``).
         has_state: The state plane is attached.
         recovery: What killed commands or damaged files left, each with its fix (issue 14).
         repaired: What ``--fix`` changed; ``None`` when it was not asked for.
@@ -142,6 +151,9 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         warnings.append(
             f"vector coverage is low: {coverage_reason(coverage.embeddings, coverage.chunks)}"
         )
+    if ports.history is not None and state is not None and not ports.history.history_state().built:
+        # Not unhealthy: every answer but --known-at is right, and that one refuses.
+        warnings.append(NO_HISTORY_WARNING)
     healthy = (
         not (dangling or orphans or unparseable or low)
         and index_fresh

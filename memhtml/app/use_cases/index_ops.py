@@ -12,6 +12,7 @@ from typing import Final
 import attrs
 
 from memhtml.ports.errors import ModelUnavailable
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.index_census import IndexCensus
 from memhtml.ports.indexer import (
     BackfillReport,
@@ -49,6 +50,10 @@ class IndexStatus:
         stale_reason: Why, in words; ``None`` when fresh.
         stale_fix: The command that brings it level now; ``None`` when fresh or when only
             waiting helps (another process is rebuilding).
+        history_built: The transaction-time spans exist, so ``--known-at`` can answer
+            (docs/index-schema.md §7); false for an index built before them or whose line
+            was rewritten, until ``index rebuild``.
+        history_commits: Commits of the first-parent line the spans describe.
     """
 
     head_sha: str | None
@@ -72,6 +77,8 @@ class IndexStatus:
     stale: bool = False
     stale_reason: str | None = None
     stale_fix: str | None = None
+    history_built: bool = False
+    history_commits: int = 0
 
 
 def staleness(
@@ -154,6 +161,7 @@ def status_with(
     floor: float,
     has_state: bool,
     head: str | None = None,
+    history: HistoryStore | None = None,
 ) -> IndexStatus:
     """Assemble the status from the watermark row, the coverage and the census; ``head`` is
     HEAD's commit, which the watermark is compared with.
@@ -166,6 +174,7 @@ def status_with(
     counts = census.counts()
     rebuilding = state is not None and state.head_sha is None and indexer.rebuild_in_progress()
     stale, reason, fix = staleness(state, head, rebuilding=rebuilding)
+    line = None if history is None else history.history_state()
     return IndexStatus(
         head_sha=None if state is None else state.head_sha,
         embed_model=None if state is None else state.embed_model,
@@ -188,4 +197,6 @@ def status_with(
         stale=stale,
         stale_reason=reason,
         stale_fix=fix,
+        history_built=line is not None and line.built,
+        history_commits=0 if line is None else line.commits,
     )

@@ -11,11 +11,18 @@ from typing import Final
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
+from memhtml.app.use_cases.known_at import NO_HISTORY_REASON, PastVersionMemo, known_at_view
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.scope import FacetFilter, SearchScope
+from memhtml.domain.past_versions import past_scope_facts
+from memhtml.domain.projection import FileProjection
+from memhtml.domain.scope import FacetFilter, SearchScope, scope_admits
 from memhtml.domain.vocabulary import PARA_BUCKETS
+from memhtml.ports.errors import IndexStale
+from memhtml.ports.git import GitPort
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.lister import ListedMemory, Lister
+from memhtml.ports.memory_parser import MemoryParser
 
 DEFAULT_LIST_LIMIT: Final = 50
 MAX_LIST_LIMIT: Final = 500
@@ -37,6 +44,8 @@ class ListRequest:
         include_archived: Drop the default exclusion of archived memories.
         limit: Page size, 1–500.
         cursor: ``next_cursor`` of the previous page, or None for the first page.
+        known_at: A normalised UTC stamp: list what the store knew then (docs/index-schema.md
+            §7); ``None`` lists today's memories.
     """
 
     memory_types: tuple[str, ...] = ()
@@ -48,16 +57,30 @@ class ListRequest:
     include_archived: bool = False
     limit: int = DEFAULT_LIST_LIMIT
     cursor: str | None = None
+    known_at: str | None = None
 
 
 @attrs.frozen(kw_only=True)
 class ListResult:
-    """``memory.list``: one page, the next page's cursor, and the index's freshness."""
+    """``memory.list``: one page, the next page's cursor, and the index's freshness; with
+    ``known_at``, the commit whose tree answered (``None`` when the store knew nothing then)."""
 
     files: tuple[ListedMemory, ...]
     next_cursor: str | None
     index_fresh: bool
     index_update_ms: float
+    known_at_commit: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class KnownAtListing:
+    """What ``list --known-at`` needs beyond the lister: the spans, git and the parser."""
+
+    history: HistoryStore | None
+    git: GitPort
+    parse: MemoryParser
+    tokenizer: str = "unicode61"
+    memo: PastVersionMemo | None = None
 
 
 def list_scope(request: ListRequest) -> SearchScope:
@@ -80,21 +103,85 @@ def list_scope(request: ListRequest) -> SearchScope:
     )
 
 
-def list_with(indexer: Indexer, lister: Lister, request: ListRequest, *, embed: bool) -> ListResult:
+def list_with(
+    indexer: Indexer,
+    lister: Lister,
+    request: ListRequest,
+    *,
+    embed: bool,
+    known: KnownAtListing | None = None,
+) -> ListResult:
     """Validate, update the index, then read one page.
 
+    With ``request.known_at`` the page is what the store knew then: today's rows whose blob
+    that commit held, and the versions of then no row holds (read from git), merged by path.
+
     Raises:
-        InvalidInput: See :func:`list_scope`.
+        InvalidInput: See :func:`list_scope`; an unreadable ``known_at``.
+        IndexStale: ``known_at`` on an index without history.
         StorageFailure: The index cannot be read.
     """
     scope = list_scope(request)
     freshness = ensure_fresh(indexer, embed=embed)
-    page = lister.list_page(scope, para=request.para, after=request.cursor, limit=request.limit)
+    if request.known_at is None:
+        page = lister.list_page(scope, para=request.para, after=request.cursor, limit=request.limit)
+        files, cursor, commit = page.files, page.next_cursor, None
+    else:
+        files, cursor, commit = _known_at_page(lister, request, scope, known)
     return ListResult(
-        files=page.files,
-        next_cursor=page.next_cursor,
+        files=files,
+        next_cursor=cursor,
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
+        known_at_commit=commit,
+    )
+
+
+def _known_at_page(
+    lister: Lister, request: ListRequest, scope: SearchScope, known: KnownAtListing | None
+) -> tuple[tuple[ListedMemory, ...], str | None, str | None]:
+    if request.known_at is None:  # pragma: no cover - the caller checked
+        raise ValueError("no instant")
+    if known is None:
+        raise IndexStale(NO_HISTORY_REASON)
+    view = known_at_view(
+        known.history,
+        known.git,
+        known.parse,
+        request.known_at,
+        tokenizer=known.tokenizer,
+        memo=known.memo,
+    )
+    if view.commit is None:
+        return (), None, None
+    masked = attrs.evolve(scope, known_seq=view.seq)
+    page = lister.list_page(masked, para=request.para, after=request.cursor, limit=request.limit)
+    past = [
+        _listed(p)
+        for p in (version.projection for version in view.past)
+        if (request.cursor is None or p.path > request.cursor)
+        and (request.para is None or p.row.para == request.para)
+        and scope_admits(scope, past_scope_facts(p))
+    ]
+    merged = sorted([*page.files, *past], key=lambda m: m.path)
+    files = tuple(merged[: request.limit])
+    more = page.next_cursor is not None or len(merged) > request.limit
+    return files, files[-1].path if more and files else None, view.commit.sha
+
+
+def _listed(projection: FileProjection) -> ListedMemory:
+    row = projection.row
+    return ListedMemory(
+        path=row.path,
+        title=row.title,
+        memory_type=row.memory_type,
+        gist=row.gist,
+        workspace=row.workspace,
+        para=row.para,
+        confidence=row.confidence,
+        importance=row.importance,
+        archived=row.archived,
+        updated_at=row.updated_at,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any, Final
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
+from memhtml.app.use_cases.known_at import PastVersionMemo
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import InvalidInput, MemhtmlError, NotFound
 from memhtml.domain.findings import Finding
@@ -26,6 +27,7 @@ from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import GitPort, PathRefused
+from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.indexer import Indexer
 from memhtml.ports.link_graph import LinkGraph
 from memhtml.ports.memory_parser import MemoryParser
@@ -55,6 +57,10 @@ class ReadPorts:
         links: The index's edges, for the memory's inbound links; ``None`` reads none.
         vector_floor: The coverage under which search drops the vector arm, for the reason
             a degraded result gives.
+        history: The transaction-time spans (``--known-at`` on search, recall and list);
+            ``None`` refuses it.
+        fts_tokenizer: The index's full-text tokenizer, for ranking past versions alike.
+        past_memo: Past versions already parsed in this process (``--known-at``).
     """
 
     git: GitPort
@@ -66,6 +72,9 @@ class ReadPorts:
     embed: bool
     links: LinkGraph | None = None
     vector_floor: float = VECTOR_COVERAGE_FLOOR
+    history: HistoryStore | None = None
+    fts_tokenizer: str = "unicode61"
+    past_memo: PastVersionMemo | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -11,10 +11,13 @@ from collections.abc import Sequence
 import attrs
 
 from memhtml.app.use_cases.freshness import ensure_fresh
+from memhtml.app.use_cases.known_at import KnownAtView, known_at_view, past_reason
+from memhtml.app.use_cases.known_at_merge import fold_with_past, ranked_past, search_with_past
 from memhtml.app.use_cases.pending_vectors import degraded_reason, settle_pending
 from memhtml.app.use_cases.read import ReadPorts, record_session_link
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.past_versions import PAST_ARM
 from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
 from memhtml.ports.retrieval import ArchivedMatch, RecallRequest, SearchHit, SearchRequest
@@ -42,6 +45,7 @@ class SearchAnswer:
     index_update_ms: float
     pending_vectors: int = 0
     degraded_reason: str | None = None
+    known_at_commit: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -63,6 +67,7 @@ class RecallAnswer:
     index_update_ms: float
     pending_vectors: int = 0
     degraded_reason: str | None = None
+    known_at_commit: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -74,17 +79,38 @@ class ReinforceAnswer:
     signal: str
 
 
-def search_with(ports: ReadPorts, request: SearchRequest) -> SearchAnswer:
+def search_with(
+    ports: ReadPorts, request: SearchRequest, *, known_at: str | None = None
+) -> SearchAnswer:
     """Update the index, embed a bounded share of pending chunks, then rank. Nothing is bumped.
 
+    With ``known_at`` (a normalised UTC stamp) the answer is what the store knew then
+    (docs/ranking.md §12): today's rows masked to that commit's blobs, and the versions of then
+    no row holds ranked by full text and interleaved (``degraded`` says so).
+
     Raises:
+        InvalidInput: ``known_at`` is unreadable.
+        IndexStale: ``known_at`` on an index without history.
         StorageFailure: The index cannot be read.
     """
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
     pending = settle_pending(ports.indexer, embed=ports.embed)
-    result = ports.retrieval.search(request)
+    view = _view(ports, known_at)
+    past_note: str | None = None
+    if view is None:
+        result = ports.retrieval.search(request)
+        vector_degraded = result.degraded
+    else:
+        scope = attrs.evolve(request.scope, known_seq=view.seq)
+        result = ports.retrieval.search(attrs.evolve(request, scope=scope))
+        vector_degraded = result.degraded
+        past = ranked_past(view, request.query, scope, request.options, ports.fts_tokenizer)
+        result, kept = search_with_past(
+            result, past, rrf_k=request.options.rrf_k, limit=request.limit
+        )
+        past_note = past_reason(view, kept)
     reason = degraded_reason(
-        degraded=result.degraded,
+        degraded=vector_degraded,
         embed=ports.embed,
         coverage=result.vector_coverage,
         floor=ports.vector_floor,
@@ -95,22 +121,47 @@ def search_with(ports: ReadPorts, request: SearchRequest) -> SearchAnswer:
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
         pending_vectors=pending,
-        degraded_reason=reason,
+        degraded_reason=_joined(reason, past_note),
+        known_at_commit=None if view is None or view.commit is None else view.commit.sha,
     )
 
 
-def recall_with(ports: ReadPorts, request: RecallRequest) -> RecallAnswer:
+def recall_with(
+    ports: ReadPorts, request: RecallRequest, *, known_at: str | None = None
+) -> RecallAnswer:
     """Update the index, embed a bounded share of pending chunks, then fold the recall pack.
-    Nothing is bumped.
+    Nothing is bumped. ``known_at`` as in :func:`search_with`; the versions of then no row
+    holds fold after the ranked memories, into what budget remains.
 
     Raises:
+        InvalidInput: ``known_at`` is unreadable.
+        IndexStale: ``known_at`` on an index without history.
         StorageFailure: The index cannot be read.
     """
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
     pending = settle_pending(ports.indexer, embed=ports.embed)
-    result = ports.retrieval.recall(request)
+    view = _view(ports, known_at)
+    past_note: str | None = None
+    if view is None:
+        result = ports.retrieval.recall(request)
+        vector_degraded = result.degraded
+    else:
+        scope = attrs.evolve(request.scope, known_seq=view.seq)
+        result = ports.retrieval.recall(attrs.evolve(request, scope=scope))
+        vector_degraded = result.degraded
+        past = ranked_past(view, request.query, scope, request.options, ports.fts_tokenizer)
+        memories, kept = fold_with_past(result.memories, past, request.budget_chars)
+        result = attrs.evolve(
+            result,
+            memories=memories,
+            spent_chars=result.arcs.spent_chars + memories.spent_chars,
+            truncated=result.arcs.truncated or memories.truncated,
+            degraded=result.degraded or bool(kept),
+            arms=(*result.arms, PAST_ARM) if kept else result.arms,
+        )
+        past_note = past_reason(view, kept)
     reason = degraded_reason(
-        degraded=result.degraded,
+        degraded=vector_degraded,
         embed=ports.embed,
         coverage=result.vector_coverage,
         floor=ports.vector_floor,
@@ -121,8 +172,27 @@ def recall_with(ports: ReadPorts, request: RecallRequest) -> RecallAnswer:
         index_fresh=freshness.index_fresh,
         index_update_ms=freshness.index_update_ms,
         pending_vectors=pending,
-        degraded_reason=reason,
+        degraded_reason=_joined(reason, past_note),
+        known_at_commit=None if view is None or view.commit is None else view.commit.sha,
     )
+
+
+def _view(ports: ReadPorts, known_at: str | None) -> KnownAtView | None:
+    if known_at is None:
+        return None
+    return known_at_view(
+        ports.history,
+        ports.git,
+        ports.parse,
+        known_at,
+        tokenizer=ports.fts_tokenizer,
+        memo=ports.past_memo,
+    )
+
+
+def _joined(*reasons: str | None) -> str | None:
+    said = [reason for reason in reasons if reason]
+    return "; ".join(said) if said else None
 
 
 def reinforce_with(

@@ -67,6 +67,8 @@ STATUS_KEYS: Final = (
     "stale",
     "staleReason",
     "staleFix",
+    "historyBuilt",
+    "historyCommits",
 )
 REASON_SEPARATOR: Final = "; "
 # Details hold semicolons of their own ("file is … bytes; the limit is …").

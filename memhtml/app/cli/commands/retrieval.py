@@ -15,6 +15,8 @@ from memhtml.app.cli.commands.scope_flags import (
     checked_as_of,
     checked_entity,
     checked_facets,
+    checked_known_at,
+    known_at_option,
     scope_options,
 )
 from memhtml.app.cli.output import CommandResult, emits
@@ -84,6 +86,7 @@ def search_scope(
     "is a phrase.",
 )
 @scope_options(as_of=True)
+@known_at_option
 @click.option(
     "--limit",
     type=click.IntRange(1, MAX_LIMIT),
@@ -97,6 +100,7 @@ def search_scope(
     examples=(
         'memhtml search "when does the invoice export start"',
         "memhtml search pool --entity service:checkout-api --limit 3 --dense",
+        'memhtml search "ledger lock" --known-at 2026-09-01',
     ),
 )
 def search(
@@ -108,12 +112,14 @@ def search(
     facets: tuple[str, ...],
     include_archived: bool,
     as_of: str | None,
+    known_at: str | None,
     limit: int,
     ranking: RankingOptions,
 ) -> CommandResult:
     """Rank memories for a query: full-text, vector, recency and salience arms, fused.
 
-    Hits do not bump salience: being listed is not evidence of use.
+    Hits do not bump salience: being listed is not evidence of use. With --known-at, what
+    the store knew then.
     """
     from memhtml.ports.retrieval import SearchRequest
 
@@ -123,8 +129,9 @@ def search(
         limit=limit,
         options=ranking,
     )
+    stamp = checked_known_at(known_at)
     with open_here() as store:
-        answer = store.search(request)
+        answer = store.search(request, known_at=stamp)
     return "memory.hits", shaping.hits_data(answer)
 
 
@@ -133,6 +140,7 @@ def search(
     "query", help=f"What the agent is about to work on (at most {MAX_QUERY_CHARS:,} characters)."
 )
 @scope_options(as_of=True)
+@known_at_option
 @click.option(
     "--budget",
     type=click.IntRange(min=0),
@@ -151,6 +159,7 @@ def recall(
     facets: tuple[str, ...],
     include_archived: bool,
     as_of: str | None,
+    known_at: str | None,
     budget: int,
     ranking: RankingOptions,
 ) -> CommandResult:
@@ -163,6 +172,7 @@ def recall(
         budget_chars=budget,
         options=ranking,
     )
+    stamp = checked_known_at(known_at)
     with open_here() as store:
-        answer = store.recall(request)
+        answer = store.recall(request, known_at=stamp)
     return "recall.pack", shaping.recall_data(answer)

@@ -100,3 +100,28 @@ def checked_as_of(as_of: str | None) -> str | None:
     from memhtml.domain.user_instants import normalize_user_instant
 
     return normalize_user_instant(as_of, "--as-of")
+
+
+KNOWN_AT_HELP: Final = (
+    "Answer with what the store knew then: the tree of the last commit at or before this ISO "
+    "date or date-time (transaction time; --as-of is valid time, and both combine)."
+)
+
+
+def known_at_option(command: F) -> F:
+    """Add ``--known-at`` (docs/index-schema.md §7) to a command."""
+    decorated: F = click.option("--known-at", help=KNOWN_AT_HELP)(command)
+    return decorated
+
+
+def checked_known_at(known_at: str | None) -> str | None:
+    """``--known-at`` normalised to a UTC stamp.
+
+    Raises:
+        InvalidInput: Not an ISO date or date-time.
+    """
+    if known_at is None:
+        return None
+    from memhtml.domain.user_instants import normalize_user_instant
+
+    return normalize_user_instant(known_at, "--known-at")

@@ -164,6 +164,7 @@ HITS_KEYS: Final = (
     "scopeEmpty",
     "archivedMatches",
     "archived",
+    "knownAtCommit",
     *FRESHNESS_KEYS,
 )
 HIT_KEYS: Final = (
@@ -190,6 +191,7 @@ RECALL_KEYS: Final = (
     "degradedReason",
     "vectorCoverage",
     "pendingVectors",
+    "knownAtCommit",
     *FRESHNESS_KEYS,
 )
 FOLD_KEYS: Final = ("disclosed", "indexLines", "spentChars", "truncated")
@@ -210,7 +212,7 @@ DETAIL_KEYS: Final = (
     "knownAtCommit",
     *FRESHNESS_KEYS,
 )
-LIST_KEYS: Final = ("files", "nextCursor", *FRESHNESS_KEYS)
+LIST_KEYS: Final = ("files", "nextCursor", "knownAtCommit", *FRESHNESS_KEYS)
 LISTED_KEYS: Final = (
     "path",
     "title",

@@ -12,7 +12,13 @@ import click
 
 from memhtml.app.cli.commands import shaping
 from memhtml.app.cli.commands.opening import open_here
-from memhtml.app.cli.commands.scope_flags import checked_entity, checked_facets, scope_options
+from memhtml.app.cli.commands.scope_flags import (
+    checked_entity,
+    checked_facets,
+    checked_known_at,
+    known_at_option,
+    scope_options,
+)
 from memhtml.app.cli.environment import ENV_SESSION_ID
 from memhtml.app.cli.output import CommandResult, emits
 from memhtml.domain.reinforce import Signal
@@ -90,6 +96,7 @@ def neighbors(path: str, depth: int, relations: tuple[str, ...]) -> CommandResul
 
 @click.command("list")
 @scope_options(as_of=False)
+@known_at_option
 @click.option("--para", type=click.Choice(PARA_BUCKETS), help="Only this PARA bucket.")
 @click.option(
     "--limit",
@@ -99,7 +106,14 @@ def neighbors(path: str, depth: int, relations: tuple[str, ...]) -> CommandResul
     help="Page size.",
 )
 @click.option("--cursor", help="nextCursor of the previous page.")
-@emits("memory.list", examples=("memhtml list --tag billing", "memhtml list --para archive"))
+@emits(
+    "memory.list",
+    examples=(
+        "memhtml list --tag billing",
+        "memhtml list --para archive",
+        "memhtml list --known-at 2026-09-01",
+    ),
+)
 def list_command(
     memory_types: tuple[str, ...],
     workspace: str | None,
@@ -107,6 +121,7 @@ def list_command(
     entity: str | None,
     facets: tuple[str, ...],
     include_archived: bool,
+    known_at: str | None,
     para: str | None,
     limit: int,
     cursor: str | None,
@@ -124,6 +139,7 @@ def list_command(
         include_archived=include_archived,
         limit=limit,
         cursor=cursor,
+        known_at=checked_known_at(known_at),
     )
     with open_here() as store:
         result = store.list(request)

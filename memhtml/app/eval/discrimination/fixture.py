@@ -22,7 +22,7 @@ class FixtureInvalid(RuntimeError):
     """A generated file broke the format: a generator bug, never a retrieval result."""
 
 
-Role = Literal["person", "base", "control", "archived"]
+Role = Literal["person", "base", "control", "archived", "capability"]
 
 
 def epoch_ms_of(now_ms: int | None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from memhtml.app.eval.discrimination.capabilities import CapabilityScore
 from memhtml.app.eval.discrimination.scoring import ControlRank, ProbeScore
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def run_data(run: GateRun) -> dict[str, object]:
         "passed": summary.passed,
         "degradedProbes": summary.degraded_probes,
         "results": [_result(score) for score in run.scores],
+        "capabilities": [_capability(c) for c in run.capabilities],
         "ranking": ranking_data(config),
         "seconds": round(run.seconds, SECONDS_DECIMALS),
     }
@@ -86,6 +88,9 @@ def first_inversion_message(run: GateRun) -> str:
         f"mrr {summary.mrr} (floor {run.config.mrr_floor}), {len(summary.inversions)} "
         f"inversions, {summary.degraded_probes} degraded of {summary.probes} probes"
     )
+    failed = [c.family.value for c in run.capabilities if not c.passed]
+    if failed:
+        head = f"{head}; capability probes failed: {', '.join(failed)}"
     if not summary.inversions:
         return head
     first = summary.inversions[0]
@@ -112,6 +117,19 @@ def _inversion(score: ProbeScore) -> dict[str, object]:
         "targetRank": score.target_rank,
         "discriminationRank": score.discrimination_rank,
         "offendingControls": [_control(c) for c in score.offending],
+    }
+
+
+def _capability(capability: CapabilityScore) -> dict[str, object]:
+    score = capability.score
+    return {
+        "family": capability.family.value,
+        "query": score.query,
+        "targetPath": score.target_path,
+        "targetRank": score.target_rank,
+        "controlRanks": [_control(c) for c in score.control_ranks],
+        "presentWithout": capability.present_without,
+        "passed": capability.passed,
     }
 
 

@@ -8,17 +8,31 @@ Nothing is inserted behind the indexer's back, so a pass says something about th
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
-from memhtml.app.eval.discrimination.fixture import Fixture, FixtureInvalid, instant_of
+from memhtml.app.eval.discrimination.capabilities import (
+    FIRST_COMMIT_BEFORE_S,
+    SECOND_COMMIT_BEFORE_S,
+    CapabilityPlan,
+    CapabilityScore,
+    capability_plan,
+    score_capability,
+)
+from memhtml.app.eval.discrimination.fixture import (
+    Fixture,
+    FixtureFile,
+    FixtureInvalid,
+    instant_of,
+)
 from memhtml.app.eval.discrimination.generator import build_fixture
 from memhtml.app.eval.discrimination.scoring import (
     GateSummary,
@@ -31,7 +45,9 @@ from memhtml.ports.retrieval import RankingOptions
 
 if TYPE_CHECKING:
     from memhtml.app.store import Store
+    from memhtml.ports.clock import Clock
     from memhtml.ports.embedder import EmbeddingModel
+    from memhtml.ports.memory_codec import MemoryCodec
 
 Mode = Literal["fake", "local", "e5", "lexical"]
 MODES: Final[tuple[Mode, ...]] = ("fake", "local", "e5", "lexical")
@@ -61,13 +77,15 @@ class GateConfig:
 
 @attrs.frozen(kw_only=True)
 class GateRun:
-    """A finished run: the fixture it built, each probe's score, the summary, the wall time."""
+    """A finished run: the fixture it built, each probe's score, the capability probes'
+    scores (docs/evaluation.md §A.5), the summary, the wall time."""
 
     config: GateConfig
     fixture: Fixture
     scores: tuple[ProbeScore, ...]
     summary: GateSummary
     seconds: float
+    capabilities: tuple[CapabilityScore, ...] = ()
 
 
 def embedder_for(mode: Mode, environ: Mapping[str, str] | None = None) -> EmbeddingModel | None:
@@ -115,19 +133,26 @@ def run_gate(config: GateConfig, embedder: EmbeddingModel | None) -> GateRun:
     """
     started = time.perf_counter()
     fixture = build_fixture(config.seed, config.size, config.probes, config.now_ms)
+    plan = capability_plan(fixture.epoch_ms, fixture.now_ms)
     root = _store_root(config.keep)
     try:
-        scores = _build_and_probe(fixture, root, config, embedder)
+        scores, capabilities = _build_and_probe(fixture, plan, root, config, embedder)
     finally:
         if config.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    summary = summarize(scores, mrr_floor=config.mrr_floor, lexical=config.mode == "lexical")
+    summary = summarize(
+        scores,
+        mrr_floor=config.mrr_floor,
+        lexical=config.mode == "lexical",
+        capabilities_passed=all(c.passed for c in capabilities),
+    )
     return GateRun(
         config=config,
         fixture=fixture,
         scores=scores,
         summary=summary,
         seconds=time.perf_counter() - started,
+        capabilities=capabilities,
     )
 
 
@@ -141,9 +166,26 @@ def _store_root(keep: Path | None) -> Path:
 
 
 def _build_and_probe(
-    fixture: Fixture, root: Path, config: GateConfig, embedder: EmbeddingModel | None
-) -> tuple[ProbeScore, ...]:
-    from memhtml.app.bootstrap import Services, Settings, fixed_clock
+    fixture: Fixture,
+    plan: CapabilityPlan,
+    root: Path,
+    config: GateConfig,
+    embedder: EmbeddingModel | None,
+) -> tuple[tuple[ProbeScore, ...], tuple[CapabilityScore, ...]]:
+    clock = SteppedClock(instant_of(fixture.now_ms - FIRST_COMMIT_BEFORE_S * 1000))
+    with gate_store(root, config, embedder, clock) as store:
+        _materialize(fixture, plan, store, clock)
+        return (
+            tuple(_probe(fixture, store, config.ranking)),
+            probe_capabilities(plan, store, config.ranking, enabled=True),
+        )
+
+
+def gate_store(
+    root: Path, config: GateConfig, embedder: EmbeddingModel | None, clock: Clock
+) -> Store:
+    """The gate's store at ``root`` (a fixture store, or one kept by ``--keep``)."""
+    from memhtml.app.bootstrap import Services, Settings
     from memhtml.app.bootstrap.config import EmbedSettings
     from memhtml.app.store import Store
 
@@ -154,13 +196,48 @@ def _build_and_probe(
         git_name=EVAL_GIT_NAME,
         git_email=EVAL_GIT_EMAIL,
     )
-    clock = fixed_clock(instant_of(fixture.now_ms))
-    with Store(Services(settings, clock=clock, embedder=embedder)) as store:
-        _materialize(fixture, store)
-        return tuple(_probe(fixture, store, config.ranking))
+    return Store(Services(settings, clock=clock, embedder=embedder))
 
 
-def _materialize(fixture: Fixture, store: Store) -> None:
+def probe_capabilities(
+    plan: CapabilityPlan, store: Store, ranking: RankingOptions, *, enabled: bool
+) -> tuple[CapabilityScore, ...]:
+    """Run each capability probe with its feature switched on (``enabled``) or off."""
+    from memhtml.domain.datetimes import utc_stamp
+    from memhtml.ports.retrieval import SearchRequest
+
+    scores: list[CapabilityScore] = []
+    for probe in plan.probes:
+        request = SearchRequest(
+            query=probe.query, limit=PROBE_LIMIT, options=probe.options(ranking, enabled=enabled)
+        )
+        at = probe.known_at_ms
+        known_at = None if at is None or not enabled else utc_stamp(instant_of(at))
+        hits = [hit.path for hit in store.search(request, known_at=known_at).hits]
+        without = None
+        if at is not None:
+            without = [hit.path for hit in store.search(request).hits]
+        scores.append(score_capability(probe, hits, without))
+    return tuple(scores)
+
+
+class SteppedClock:
+    """The run's clock: pinned, and stepped by the materialization between its two commits."""
+
+    def __init__(self, start: dt.datetime) -> None:
+        """Stopped at ``start``."""
+        self._now = start
+
+    def now(self) -> dt.datetime:
+        """The instant the clock is set to."""
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward."""
+        self._now += dt.timedelta(seconds=seconds)
+
+
+def _materialize(fixture: Fixture, plan: CapabilityPlan, store: Store, clock: SteppedClock) -> None:
     from memhtml.app.eval.discrimination.rendering import render_files, sidecar_bytes
     from memhtml.app.use_cases.state_ops import SIDECAR_PATH
     from memhtml.domain.commit_messages import commit_message
@@ -169,6 +246,7 @@ def _materialize(fixture: Fixture, store: Store) -> None:
     services = store.services
     store.initialize(databases_created=True)
     files = render_files(fixture, services.codec)
+    files.update(_rendered(plan.initial, services.codec, taken=files))
     files[SIDECAR_PATH] = sidecar_bytes(fixture)
     writes = tuple(FileWrite(path=path, data=data) for path, data in sorted(files.items()))
     services.writer.commit(
@@ -176,6 +254,19 @@ def _materialize(fixture: Fixture, store: Store) -> None:
         commit_message(OP_EVAL, COMMIT_SUBJECT),
         expected_head=services.git.head(),
     )
+    # The known-at family's deletion lands later, so an instant between the two commits
+    # knows the deleted memory (docs/evaluation.md §A.5); then the clock is the run's again.
+    clock.advance(FIRST_COMMIT_BEFORE_S - SECOND_COMMIT_BEFORE_S)
+    later = _rendered(plan.later, services.codec, taken=files)
+    services.writer.commit(
+        ChangeSet(
+            writes=tuple(FileWrite(path=p, data=d) for p, d in sorted(later.items())),
+            deletes=plan.removed,
+        ),
+        commit_message(OP_EVAL, COMMIT_SUBJECT),
+        expected_head=services.git.head(),
+    )
+    clock.advance(SECOND_COMMIT_BEFORE_S)
     report = store.index_rebuild()
     if report.model_failure is not None:
         from memhtml.ports.errors import ModelUnavailable
@@ -184,6 +275,20 @@ def _materialize(fixture: Fixture, store: Store) -> None:
     if report.skipped:
         raise FixtureInvalid(f"the indexer skipped {len(report.skipped)} generated files")
     store.state_import()
+
+
+def _rendered(
+    planned: Sequence[FixtureFile], codec: MemoryCodec, *, taken: Mapping[str, bytes]
+) -> dict[str, bytes]:
+    """The capability files' bytes, checked as the fixture's are."""
+    from memhtml.app.eval.discrimination.rendering import render_file
+
+    rendered: dict[str, bytes] = {}
+    for file in planned:
+        if file.path in taken:
+            raise FixtureInvalid(f"two generated files share the path {file.path}")
+        rendered[file.path] = render_file(file, codec).encode("utf-8")
+    return rendered
 
 
 def _probe(fixture: Fixture, store: Store, ranking: RankingOptions) -> list[ProbeScore]:

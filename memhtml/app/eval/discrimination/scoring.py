@@ -131,11 +131,18 @@ class GateSummary:
     passed: bool
 
 
-def summarize(scores: Sequence[ProbeScore], *, mrr_floor: float, lexical: bool) -> GateSummary:
+def summarize(
+    scores: Sequence[ProbeScore],
+    *,
+    mrr_floor: float,
+    lexical: bool,
+    capabilities_passed: bool = True,
+) -> GateSummary:
     """Aggregate probe scores and apply the pass rule (docs/evaluation.md §A.3).
 
     fake/local: at least one probe, no inversion, ``mrr >= mrr_floor`` and no degraded probe.
-    lexical: not MRR-gated; every probe degraded and at least one discriminated.
+    lexical: not MRR-gated; every probe degraded and at least one discriminated. In every mode
+    the capability probes (§A.5) must all pass too.
     """
     discriminated = sum(1 for s in scores if s.discriminated)
     inversions = tuple(s for s in scores if s.discrimination_rank > 1)
@@ -146,6 +153,7 @@ def summarize(scores: Sequence[ProbeScore], *, mrr_floor: float, lexical: bool) 
         passed = bool(scores) and degraded == len(scores) and lexically >= 1
     else:
         passed = bool(scores) and not inversions and mrr >= mrr_floor and degraded == 0
+    passed = passed and capabilities_passed
     return GateSummary(
         probes=len(scores),
         discriminated=discriminated,
