@@ -230,28 +230,18 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     scope = assemble_scope()
     vectors = {t: pack_f32(EMBEDDER.embed_query(t)) for t in texts}
 
-    def fused(arms: tuple[ArmSpec, ...]) -> Callable[[str], object]:
-        plan = FusionPlan(arms=arms, embed_model=MODEL, now=STAMP)
-        return lambda t: run_fusion(
-            db,
-            plan,
-            scope,
-            match=" OR ".join(t.split()),
-            vector=vectors[t],
-            limit=30,
-            entities=[f"topic:{word}" for word in t.split()],
-        )
-
     preselector = VectorPreselector(db)
     holes = ArmHoles(file_filter=scope.file_filter, gate="", embed_model=MODEL, now=STAMP)
 
-    def warm(arms: tuple[ArmSpec, ...]) -> Callable[[str], object]:
-        # The matrix answers the vector arm, the statement re-scores and folds (issue 17).
+    def fused(arms: tuple[ArmSpec, ...], *, warm: bool = False) -> Callable[[str], object]:
+        # warm: the held matrix answers the vector arm, the statement re-scores and folds.
         plan = FusionPlan(arms=arms, embed_model=MODEL, now=STAMP)
 
         def run(t: str) -> object:
-            ranked = preselector.ranked(
-                holes, scope, vector=vectors[t], arm_limit=DEFAULT_ARM_LIMIT
+            ranked = (
+                preselector.ranked(holes, scope, vector=vectors[t], arm_limit=DEFAULT_ARM_LIMIT)
+                if warm
+                else None
             )
             return run_fusion(
                 db,
@@ -273,9 +263,9 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*ARM_NAMES)),
         "fused statement, six arms (+ entity, graph)": fused(arms_named(*SIX_ARMS)),
-        "fused statement, all arms, warm vector matrix": warm(arms_named(*ARM_NAMES)),
+        "fused statement, all arms, warm vector matrix": fused(arms_named(*ARM_NAMES), warm=True),
         "vector arm alone": fused(arms_named("vector")),
-        "vector arm alone, warm vector matrix": warm(arms_named("vector")),
+        "vector arm alone, warm vector matrix": fused(arms_named("vector"), warm=True),
         "fts + recency + salience fold": fused(arms_named("fts", "recency", "salience")),
         "polarity + MMR over 30 candidates (384 dims)": lambda t: mmr_select(
             polarity_scored(candidates, t), limit=10
