@@ -8,12 +8,15 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from threading import Thread
 
 import attrs
 import pytest
 
 from memhtml.adapters.git import journal as journals
+from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
+from memhtml.ports.git_writer import ChangeSet, FileWrite
 from tests.faults.harness import build_base, doctor_report, jsonl, run_killed_at, write_op
 
 
@@ -105,3 +108,100 @@ def snapshot(root: Path) -> dict[str, bytes]:
         and ".memhtml/index.db" not in str(path)
         and ".memhtml/state.db" not in str(path)
     }
+
+
+def _store_with_one_commit(root: Path) -> tuple[DulwichGitWriter, Path, str]:
+    writer = DulwichGitWriter(root, env={})
+    writer.init()
+    changes = ChangeSet(writes=(FileWrite(path="areas/seed.html", data=b"seed"),))
+    head = writer.commit(changes, "seed", expected_head=None)
+    return writer, root / ".git", head
+
+
+def _writer_holding_the_index_lock(git_dir: Path, head: str, release: threading.Event) -> Thread:
+    """A live writer (its own thread and journal) that holds ``index.lock`` until released."""
+    holding = threading.Event()
+
+    def hold() -> None:
+        journal = journals.begin(git_dir, ref="refs/heads/main", old=head)
+        (git_dir / "index.lock").write_bytes(b"")
+        holding.set()
+        release.wait()
+        (git_dir / "index.lock").unlink()
+        journals.remove(journal)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holding.wait()
+    return thread
+
+
+def test_a_writer_finishing_while_recovery_looks_is_not_taken_for_dead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recovery lists the journals, then asks who is alive: a writer that finishes in between
+    is gone by then. Its journal went with it, so nothing is repaired, and the index lock a
+    later writer holds (recognised by time only, as the finished one's journal had no inode
+    yet) is left to that writer. This interleaving once removed a live writer's lock."""
+    writer, git_dir, head = _store_with_one_commit(tmp_path / "repo")
+    finish = threading.Event()
+
+    def first() -> None:
+        journal = journals.begin(git_dir, ref="refs/heads/main", old=head)
+        finish.wait()
+        journals.remove(journal)
+
+    finishing = threading.Thread(target=first)
+    finishing.start()
+    time.sleep(0.01)  # the later writer's lock is younger than the first journal
+    release = threading.Event()
+    later = _writer_holding_the_index_lock(git_dir, head, release)
+    real_is_alive = journals.is_alive
+
+    def finishes_while_asked(owner: journals.Owner) -> bool:
+        if owner.thread == finishing.ident:
+            finish.set()
+            finishing.join()
+        return real_is_alive(owner)
+
+    monkeypatch.setattr(journals, "is_alive", finishes_while_asked)
+    try:
+        findings = writer.recover()
+        lock_kept = (git_dir / "index.lock").exists()
+    finally:
+        release.set()
+        later.join()
+    assert (True, []) == (lock_kept, [f for f in findings if f.repaired])
+
+
+def test_a_dead_writers_journal_leaves_a_live_writers_lock_alone(tmp_path: Path) -> None:
+    """A writer died before its lock's inode was recorded, and another writer now holds a
+    lock taken after it: by time the lock could be either's, so recovery drops the journal
+    and leaves the lock to the live writer."""
+    writer, git_dir, head = _store_with_one_commit(tmp_path / "repo")
+    exited = subprocess.Popen(["true"])
+    exited.wait()
+    dead = journals.Owner(pid=exited.pid, start=None, thread=1)
+    journals.write(
+        journals.Journal(
+            path=journals.journal_path(git_dir, dead),
+            owner=dead,
+            ref="refs/heads/main",
+            old=head,
+            new=None,
+            lock_inode=None,
+            started_ns=time.time_ns(),
+        )
+    )
+    time.sleep(0.01)
+    release = threading.Event()
+    later = _writer_holding_the_index_lock(git_dir, head, release)
+    try:
+        findings = writer.recover()
+        lock_kept = (git_dir / "index.lock").exists()
+        left = sorted(p.name for p in git_dir.glob(f"{journals.JOURNAL_PREFIX}*"))
+    finally:
+        release.set()
+        later.join()
+    repaired = [f.kind for f in findings if f.repaired]
+    assert (True, ["interrupted-commit"], 1) == (lock_kept, repaired, len(left))

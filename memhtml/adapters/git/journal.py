@@ -194,8 +194,24 @@ def read_all(git_dir: Path) -> list[Journal | UnreadableJournal]:
                     path.unlink()
             continue
         if name.endswith(JOURNAL_SUFFIX):
-            found.append(_read(path))
+            entry = _read(path)
+            if entry is not None:
+                found.append(entry)
     return sorted(found, key=lambda j: j.started_ns if isinstance(j, Journal) else 0)
+
+
+def unchanged(journal: Journal | UnreadableJournal) -> bool:
+    """Whether ``journal``'s file still holds what was read (its writer did not move on).
+
+    Recovery lists the journals, then asks whether each writer is alive. A writer that finishes
+    in between removes its journal and exits, and then looks dead: reading the file again
+    *after* the liveness check tells a writer that died inside its commit (the file is still
+    there, as it was) from one that simply finished (the file is gone or rewritten).
+    """
+    again = _read(journal.path)
+    if isinstance(journal, UnreadableJournal):
+        return isinstance(again, UnreadableJournal)
+    return isinstance(again, Journal) and again == journal
 
 
 def is_alive(owner: Owner) -> bool:
@@ -250,7 +266,8 @@ def _owner_from_name(name: str) -> Owner | None:
     return Owner(pid=int(pid), start=None, thread=int(thread))
 
 
-def _read(path: Path) -> Journal | UnreadableJournal:
+def _read(path: Path) -> Journal | UnreadableJournal | None:
+    """The journal at ``path``; ``None`` when the file is gone (its writer finished)."""
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
         owner = Owner(pid=int(body["pid"]), start=body["start"], thread=int(body["thread"]))
@@ -263,6 +280,8 @@ def _read(path: Path) -> Journal | UnreadableJournal:
             lock_inode=None if body["lockInode"] is None else int(body["lockInode"]),
             started_ns=int(body["startedNs"]),
         )
+    except FileNotFoundError:
+        return None
     except (OSError, ValueError, KeyError, TypeError):
         return UnreadableJournal(path=path)
 

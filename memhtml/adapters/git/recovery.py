@@ -78,30 +78,31 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
     root, git_dir = Path(repo.path), Path(repo.controldir())
     found: list[RecoveryFinding] = []
     claimed: set[int] = set()
-    live = False
     entries = journals.read_all(git_dir)
+    dead: list[Journal | UnreadableJournal] = []
     for entry in entries:
+        if isinstance(entry, Journal) and journals.is_alive(entry.owner):
+            claim = _claimed_inode(repo, entry)
+            if claim is not None:
+                claimed.add(claim)
+            detail = f"process {entry.owner.pid} is committing on {entry.ref}"
+            found.append(_finding(FOUND_COMMIT_IN_PROGRESS, detail, False))
+        elif journals.unchanged(entry):
+            # Read again after the liveness check: a writer that finished meanwhile took its
+            # journal with it, and one that died left it exactly as it was.
+            dead.append(entry)
+    live = len(found) > 0
+    for entry in dead:
         if isinstance(entry, UnreadableJournal):
             if repair:
                 journals.remove(entry)
             found.append(_finding(FOUND_INTERRUPTED_COMMIT, f"unreadable {entry.path}", repair))
             continue
-        claim = _claimed_inode(repo, entry)
-        if journals.is_alive(entry.owner):
-            live = True
+        if not repair:
+            claim = _claimed_inode(repo, entry)
             if claim is not None:
-                claimed.add(claim)
-            found.append(
-                _finding(
-                    FOUND_COMMIT_IN_PROGRESS,
-                    f"process {entry.owner.pid} is committing on {entry.ref}",
-                    False,
-                )
-            )
-            continue
-        if not repair and claim is not None:
-            claimed.add(claim)  # its fate follows the journal's
-        found.extend(_resolve(repo, root, git_dir, entry, repair=repair))
+                claimed.add(claim)  # its fate follows the journal's
+        found.extend(_resolve(repo, root, git_dir, entry, repair=repair, others_live=live))
     if not live:
         # A live writer's locks come and go by the millisecond (its branch lock is no journal's
         # to claim): judging them now would only report a race.
@@ -133,7 +134,7 @@ def _ref_value(repo: Repo, ref: str) -> str | None:
 
 
 def _resolve(
-    repo: Repo, root: Path, git_dir: Path, entry: Journal, *, repair: bool
+    repo: Repo, root: Path, git_dir: Path, entry: Journal, *, repair: bool, others_live: bool
 ) -> list[RecoveryFinding]:
     current = _ref_value(repo, entry.ref)
     if entry.new is not None and current == entry.new:
@@ -143,7 +144,7 @@ def _resolve(
                 "its working files and index are still to be brought to it"
             )
             return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False)]
-        return _finish(repo, root, git_dir, entry, entry.old, entry.new)
+        return _finish(repo, root, git_dir, entry, (entry.old, entry.new), others_live=others_live)
     undone = entry.new is None or current == entry.old
     if undone:
         detail = (
@@ -158,7 +159,7 @@ def _resolve(
         )
     found = [_finding(FOUND_INTERRUPTED_COMMIT, detail, repair)]
     if repair:
-        _drop_own_index_lock(repo, entry)
+        _drop_own_index_lock(repo, entry, others_live=others_live)
         found.extend(_after_journal(root, git_dir, entry, directories=frozenset()))
         journals.remove(entry)
     return found
@@ -176,28 +177,39 @@ def _claimed_inode(repo: Repo, entry: Journal) -> int | None:
     return None
 
 
-def _drop_own_index_lock(repo: Repo, entry: Journal) -> bool:
+def _drop_own_index_lock(repo: Repo, entry: Journal, *, others_live: bool) -> bool:
     """Remove the index lock the dead writer created; never one a git command took later.
 
     See ``journal.claims_lock``. A lock recognised only by its time (the writer died before
-    recording its inode) is left while a git process works here: it may be that command's.
+    recording its inode) is left while another writer is committing or a git process works
+    here: it may be theirs.
     """
     lock = _index_lock(repo)
     if _claimed_inode(repo, entry) is None:
         return False
-    if entry.lock_inode is None and git_process_in(Path(repo.path)) is not None:
+    if entry.lock_inode is None and (others_live or git_process_in(Path(repo.path)) is not None):
         return False
     lock.unlink(missing_ok=True)
     return True
 
 
 def _finish(
-    repo: Repo, root: Path, git_dir: Path, entry: Journal, old: str | None, new: str
+    repo: Repo,
+    root: Path,
+    git_dir: Path,
+    entry: Journal,
+    commits: tuple[str | None, str],
+    *,
+    others_live: bool,
 ) -> list[RecoveryFinding]:
-    """Bring the working tree and the index to ``new`` under a fresh index lock."""
+    """Bring the working tree and the index to a landed commit under a fresh index lock.
+
+    ``commits`` is the branch's commit before and after the interrupted commit.
+    """
+    old, new = commits
     found: list[RecoveryFinding] = []
     lock_path = _index_lock(repo)
-    if lock_path.exists() and not _drop_own_index_lock(repo, entry):
+    if lock_path.exists() and not _drop_own_index_lock(repo, entry, others_live=others_live):
         verdict = judge_unclaimed_lock(lock_path, root)
         if not verdict.stale:
             detail = f"{lock_path} is held ({verdict.reason}); commit {_short(new)} waits for it"
@@ -347,5 +359,5 @@ def _index_behind_head(
     )
     return [
         attrs.evolve(f, kind=FOUND_INDEX_BEHIND) if f.kind == FOUND_INTERRUPTED_COMMIT else f
-        for f in _finish(repo, root, git_dir, entry, old, new)
+        for f in _finish(repo, root, git_dir, entry, (old, new), others_live=False)
     ]
