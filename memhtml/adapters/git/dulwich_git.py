@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -17,7 +17,7 @@ from dulwich.diff_tree import (
     tree_changes,
 )
 from dulwich.object_store import iter_tree_contents
-from dulwich.objects import Blob, Commit, ObjectID, ShaFile
+from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
@@ -35,6 +35,7 @@ from memhtml.adapters.git.repository import (
 )
 from memhtml.adapters.git.status import working_tree_status
 from memhtml.adapters.git.status_cache import StatusCache
+from memhtml.adapters.git.tree_diff import LeafChange, leaf_changes
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     DiffEntry,
@@ -50,7 +51,6 @@ LIST_TREE_OPERATION: Final = "list_tree"
 READ_BLOBS_OPERATION: Final = "read_blobs"
 COMMIT_AT_OPERATION: Final = "commit_at"
 FIRST_PARENTS_OPERATION: Final = "first_parent_changes"
-_TREE_MEMO_SIZE: Final = 512
 DIFF_OPERATION: Final = "diff"
 STATUS_OPERATION: Final = "status"
 HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
@@ -127,9 +127,8 @@ class DulwichGit:
             line.reverse()
             parent_tree = commit_tree_or_empty(repo, stop)
             steps: list[LineStep] = []
-            trees = _TreeMemo(repo)
             for commit in line:
-                changes = tree_changes(trees, parent_tree, commit.tree)  # type: ignore[arg-type]
+                changes = leaf_changes(repo.object_store, parent_tree, commit.tree)
                 steps.append(
                     LineStep(
                         sha=commit.id.decode("ascii"),
@@ -161,11 +160,14 @@ class DulwichGit:
         with git_operation(DIFF_OPERATION), open_repository(self._root, DIFF_OPERATION) as repo:
             old_tree = commit_tree_or_empty(repo, from_sha)
             new_tree = commit_tree_or_empty(repo, to_sha)
-            detector = RenameDetector(repo.object_store)
-            changes = list(
-                tree_changes(repo.object_store, old_tree, new_tree, rename_detector=detector)
-            )
-        return _name_status(changes)
+            leaves = list(leaf_changes(repo.object_store, old_tree, new_tree))
+            if _renames_possible(leaves) and old_tree is not None and new_tree is not None:
+                detector = RenameDetector(repo.object_store)
+                changes = list(
+                    tree_changes(repo.object_store, old_tree, new_tree, rename_detector=detector)
+                )
+                return _name_status(changes)
+        return _leaf_name_status(leaves)
 
     def status(self) -> tuple[StatusEntry, ...]:
         """See ``GitPort.status``."""
@@ -248,36 +250,42 @@ def _name_status(changes: list[TreeChange]) -> tuple[DiffEntry, ...]:
     return tuple(sorted(rows, key=lambda row: (row.path, row.status)))
 
 
-def _blob_changes(changes: Iterator[TreeChange]) -> tuple[tuple[str, str | None], ...]:
+def _renames_possible(leaves: list[LeafChange]) -> bool:
+    """Whether rename detection could pair anything: it needs a leaf added and one deleted."""
+    added = deleted = False
+    for _, old, new in leaves:
+        added |= old is None
+        deleted |= new is None
+        if added and deleted:
+            return True
+    return False
+
+
+def _leaf_name_status(leaves: list[LeafChange]) -> tuple[DiffEntry, ...]:
+    """Name-status rows of a diff that has no rename to find: what ``_name_status`` gives for
+    the same trees (a file-type change is one modification there too)."""
+    rows: list[DiffEntry] = []
+    for raw_path, old, new in leaves:
+        path = decode_path(raw_path)
+        if path is None:
+            continue
+        was = old is not None and is_file_mode(old[0])
+        now = new is not None and is_file_mode(new[0])
+        if was or now:
+            rows.append(DiffEntry(status="M" if was and now else "A" if now else "D", path=path))
+    return tuple(sorted(rows, key=lambda row: (row.path, row.status)))
+
+
+def _blob_changes(changes: Iterable[LeafChange]) -> tuple[tuple[str, str | None], ...]:
     """``(path, blob after)`` of every file a tree diff without rename detection reports."""
     found: dict[str, str | None] = {}
-    for change in changes:
-        old, new = change.old, change.new
-        if old is not None and old.path is not None and old.mode is not None:
-            path = decode_path(old.path)
-            if path is not None and is_file_mode(old.mode):
-                found[path] = None
-        if new is not None and new.path is not None and new.mode is not None:
-            path = decode_path(new.path)
-            if path is not None and is_file_mode(new.mode) and new.sha is not None:
-                found[path] = new.sha.decode("ascii")
+    for raw_path, old, new in changes:
+        path = decode_path(raw_path)
+        if path is None:
+            continue
+        # A leaf path appears once; a file gone or turned into a gitlink closes its span.
+        if new is not None and is_file_mode(new[0]):
+            found[path] = new[1].decode("ascii")
+        elif old is not None and is_file_mode(old[0]):
+            found[path] = None
     return tuple(sorted(found.items()))
-
-
-class _TreeMemo:
-    """The object store as a walk along a line reads it: each commit's new trees are the next
-    commit's old ones, so the trees of the last step are kept instead of read twice."""
-
-    def __init__(self, repo: Repo) -> None:
-        self._store = repo.object_store
-        self._held: dict[bytes, ShaFile] = {}
-        self._previous: dict[bytes, ShaFile] = {}
-
-    def __getitem__(self, sha: bytes) -> ShaFile:
-        found = self._held.get(sha) or self._previous.get(sha)
-        if found is None:
-            found = self._store[ObjectID(sha)]
-        self._held[sha] = found
-        if len(self._held) > _TREE_MEMO_SIZE:
-            self._previous, self._held = self._held, {}
-        return found
