@@ -49,8 +49,10 @@ def follow_line(git: GitPort, history: HistoryStore) -> int:
     if not line:
         return 0
     first_seq = 1 if tip is None else tip.seq + 1
+    # A step reads the open blob of the paths it changes only (``span_step``).
+    changed = {path for entry in line for path, _ in entry.changes if is_indexable_path(path)}
     try:
-        _extend(history, line, first_seq=first_seq, blobs=dict(history.open_blobs()))
+        _extend(history, line, first_seq=first_seq, blobs=dict(history.open_blobs(changed)))
     except HistoryMoved:
         return 0  # another process extended it first; the next update follows on from there
     return len(line)
