@@ -150,8 +150,9 @@ def _expected_steps(
 @settings(max_examples=60, deadline=None)
 @given(line=st.lists(trees, min_size=1, max_size=4), moved=st.booleans())
 def test_diff_and_line_walk_match_the_full_comparison(line: list[Leaves], moved: bool) -> None:
-    """``diff`` equals dulwich's rename-detecting diff (a moved file included) and each
-    first-parent step lists every file whose blob changed, with its blob after."""
+    """``diff`` equals dulwich's rename-detecting diff (a moved file included), each
+    first-parent step lists every file whose blob changed, with its blob after, and
+    ``list_tree`` lists the files under each prefix (a folder, a file, or nothing)."""
     if moved and line[-1]:
         # Move one leaf to a fresh name, so rename detection has something to pair.
         path, leaf = next(iter(line[-1].items()))
@@ -170,6 +171,18 @@ def test_diff_and_line_walk_match_the_full_comparison(line: list[Leaves], moved:
             step.changes for step in git.first_parent_changes(None) or ()
         ]
         assert _spec_adds(repo, commits[-1]) == git.diff(None, hexes[-1])
+        flat = _flat(repo.object_store, _trees(repo, commits)[-1])
+        files = {
+            path.decode(): sha.decode() for path, (mode, sha) in flat.items() if _is_file(mode)
+        }
+        for prefixes in ((), ("a",), ("a/b", "c"), ("b/a/c", "zz", "q")):
+            expected = {
+                path: sha
+                for path, sha in files.items()
+                if not prefixes or any(path == p or path.startswith(p + "/") for p in prefixes)
+            }
+            listed = git.list_tree(hexes[-1], prefixes)
+            assert expected == {entry.path: entry.blob_sha for entry in listed}
 
 
 def _trees(repo: Repo, commits: list[ObjectID]) -> list[ObjectID | None]:

@@ -16,7 +16,6 @@ from dulwich.diff_tree import (
     TreeChange,
     tree_changes,
 )
-from dulwich.object_store import iter_tree_contents
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
@@ -209,10 +208,10 @@ def _blobs_under(
             if is_file_mode(mode):
                 yield base, sha
             continue
-        for entry in iter_tree_contents(repo.object_store, sha):
-            if entry.mode is not None and entry.sha is not None and is_file_mode(entry.mode):
-                assert entry.path is not None
-                yield (base + b"/" + entry.path if base else entry.path), entry.sha
+        under = base + b"/" if base else b""
+        for path, _, entry in leaf_changes(repo.object_store, None, sha, under):
+            if entry is not None and is_file_mode(entry[0]):
+                yield path, ObjectID(entry[1])
 
 
 def _file_path(entry: GitTreeEntry | None) -> str | None:
