@@ -352,7 +352,8 @@ def test_another_repositorys_cache_is_ignored(repo_root: Path, tmp_path: Path) -
 
 
 def test_a_commit_hands_status_the_snapshot_decoding_would_give(repo_root: Path) -> None:
-    """The writer's derived snapshot of the new index equals a decode of the file it wrote."""
+    """The writer's derived snapshot of the new index equals a decode of the file it wrote,
+    down to the signatures and full paths it carries over from the old one."""
     git = DulwichGit(repo_root)
     git.status()
     writer = DulwichGitWriter(repo_root, env={})
@@ -376,4 +377,13 @@ def test_a_commit_hands_status_the_snapshot_decoding_would_give(repo_root: Path)
         return sorted(zip(*columns, snapshot.ctimes, shas, strict=True))
 
     assert (rows(decoded), decoded.tree()) == (rows(derived), derived.tree())
+    # The columns status derived for the old snapshot were carried over, not rebuilt: they
+    # must be what building them from the new columns gives.
+    root = os.fsencode(str(repo_root))
+    carried = (derived._signatures[0], derived._full_paths[root])
+    rebuilt = (
+        list(zip(derived.mtimes, derived.ctimes, derived.sizes, strict=True)),
+        [root + b"/" + path for path in derived.paths],
+    )
+    assert rebuilt == carried
     assert () == git.status()
