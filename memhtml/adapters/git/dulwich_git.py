@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -21,6 +21,7 @@ from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.failures import git_operation
+from memhtml.adapters.git.line_walk import ListingMemo, changed_files
 from memhtml.adapters.git.repository import (
     commit_tree,
     commit_tree_or_empty,
@@ -124,16 +125,13 @@ class DulwichGit:
             if stop is not None and sha is None:
                 return None
             line.reverse()
-            parent_tree = commit_tree_or_empty(repo, stop)
+            parent_tree: bytes | None = commit_tree_or_empty(repo, stop)
             steps: list[LineStep] = []
+            listings = ListingMemo(repo.object_store, op)
             for commit in line:
-                changes = leaf_changes(repo.object_store, parent_tree, commit.tree)
+                changes = changed_files(listings, parent_tree, commit.tree)
                 steps.append(
-                    LineStep(
-                        sha=commit.id.decode("ascii"),
-                        at=commit.commit_time,
-                        changes=_blob_changes(changes),
-                    )
+                    LineStep(sha=commit.id.decode("ascii"), at=commit.commit_time, changes=changes)
                 )
                 parent_tree = commit.tree
         return tuple(steps)
@@ -273,18 +271,3 @@ def _leaf_name_status(leaves: list[LeafChange]) -> tuple[DiffEntry, ...]:
         if was or now:
             rows.append(DiffEntry(status="M" if was and now else "A" if now else "D", path=path))
     return tuple(sorted(rows, key=lambda row: (row.path, row.status)))
-
-
-def _blob_changes(changes: Iterable[LeafChange]) -> tuple[tuple[str, str | None], ...]:
-    """``(path, blob after)`` of every file a tree diff without rename detection reports."""
-    found: dict[str, str | None] = {}
-    for raw_path, old, new in changes:
-        path = decode_path(raw_path)
-        if path is None:
-            continue
-        # A leaf path appears once; a file gone or turned into a gitlink closes its span.
-        if new is not None and is_file_mode(new[0]):
-            found[path] = new[1].decode("ascii")
-        elif old is not None and is_file_mode(old[0]):
-            found[path] = None
-    return tuple(sorted(found.items()))
