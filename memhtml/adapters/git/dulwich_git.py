@@ -21,7 +21,7 @@ from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.failures import git_operation
-from memhtml.adapters.git.line_walk import ListingMemo, changed_files
+from memhtml.adapters.git.line_walk import changed_files
 from memhtml.adapters.git.repository import (
     commit_tree,
     commit_tree_or_empty,
@@ -127,9 +127,8 @@ class DulwichGit:
             line.reverse()
             parent_tree: bytes | None = commit_tree_or_empty(repo, stop)
             steps: list[LineStep] = []
-            listings = ListingMemo(repo.object_store, op)
             for commit in line:
-                changes = changed_files(listings, parent_tree, commit.tree)
+                changes = changed_files(repo.object_store, parent_tree, commit.tree)
                 steps.append(
                     LineStep(sha=commit.id.decode("ascii"), at=commit.commit_time, changes=changes)
                 )

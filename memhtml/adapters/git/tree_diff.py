@@ -5,18 +5,24 @@ compares them one by one in Python: an update after a one-file commit into a 2,5
 paid that twice (the diff and the first-parent walk), ~10 ms each. Here a tree is read once into
 a ``{name: (mode, sha)}`` dict (kept per tree id, since a tree id names its content), and two
 trees are compared by the symmetric difference of their items, which is done in C; only the
-names in it are looked at, and only subtrees whose ids differ are entered.
+names in it are looked at, and only subtrees whose ids differ are entered. A loose tree object
+(what every commit of this tool writes) is read as git stores it, one zlib stream of
+``tree <size>\\0`` and the entries, instead of through dulwich's object reader, which parses
+the tree into an object and serializes it again; packed objects, alternates and stores that are
+not on disk go through dulwich.
 """
 
 from __future__ import annotations
 
+import os
 import stat
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Final
 
 from dulwich.errors import NotTreeError
-from dulwich.object_store import BaseObjectStore
+from dulwich.object_store import BaseObjectStore, DiskObjectStore
 from dulwich.objects import ObjectID, Tree, parse_tree
 
 # (mode, hex sha) of one tree entry.
@@ -27,6 +33,7 @@ Entries = dict[bytes, Entry]
 LeafChange = tuple[bytes, Entry | None, Entry | None]
 
 _SHA_LENGTH: Final = 20
+_TREE_HEADER: Final = b"tree "
 _MEMO_ENTRIES: Final = 200_000
 _memo: OrderedDict[bytes, Entries] = OrderedDict()
 _memo_size = [0]
@@ -43,9 +50,7 @@ def tree_entries(store: BaseObjectStore, tree_id: bytes) -> Entries:
     if found is not None:
         _memo.move_to_end(tree_id)
         return found
-    type_num, raw = store.get_raw(ObjectID(tree_id))
-    if type_num != Tree.type_num:
-        raise NotTreeError(tree_id)
+    raw = _raw_tree(store, tree_id)
     found = {name: (mode, sha) for name, mode, sha in parse_tree(raw, sha_len=_SHA_LENGTH)}
     _memo[tree_id] = found
     _memo_size[0] += len(found) + 1
@@ -53,6 +58,25 @@ def tree_entries(store: BaseObjectStore, tree_id: bytes) -> Entries:
         _, dropped = _memo.popitem(last=False)
         _memo_size[0] -= len(dropped) + 1
     return found
+
+
+def _raw_tree(store: BaseObjectStore, tree_id: bytes) -> bytes:
+    if isinstance(store, DiskObjectStore):
+        path = os.path.join(os.fsencode(store.path), tree_id[:2], tree_id[2:])
+        try:
+            with open(path, "rb") as handle:
+                data = zlib.decompress(handle.read())
+        except FileNotFoundError:
+            pass  # packed, or in an alternate
+        else:
+            header, _, body = data.partition(b"\0")
+            if not header.startswith(_TREE_HEADER):
+                raise NotTreeError(tree_id)
+            return body
+    type_num, raw = store.get_raw(ObjectID(tree_id))
+    if type_num != Tree.type_num:
+        raise NotTreeError(tree_id)
+    return raw
 
 
 def leaf_changes(
