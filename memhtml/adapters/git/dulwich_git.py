@@ -247,11 +247,16 @@ def _name_status(changes: list[TreeChange]) -> tuple[DiffEntry, ...]:
 
 
 def _renames_possible(leaves: list[LeafChange]) -> bool:
-    """Whether rename detection could pair anything: it needs a leaf added and one deleted."""
+    """Whether rename detection could pair anything: it needs a leaf added and one deleted.
+
+    A leaf whose file type changed (a file turned symlink) counts as both, as dulwich's diff
+    splits it: its old content may be what a new path holds.
+    """
     added = deleted = False
     for _, old, new in leaves:
-        added |= old is None
-        deleted |= new is None
+        retyped = old is not None and new is not None and stat.S_IFMT(old[0]) != stat.S_IFMT(new[0])
+        added |= old is None or retyped
+        deleted |= new is None or retyped
         if added and deleted:
             return True
     return False
