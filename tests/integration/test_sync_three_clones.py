@@ -140,7 +140,7 @@ def test_three_machines_syncing_at_random_lose_nothing(tmp_path: Path, seed: int
     assert sidecars[0] == sidecars[1] == sidecars[2]
     rows = {row.path for row in parse_sidecar(sidecars[0]).rows}
     # A path archived or corrected is reused by later writes while its row moved with the memory;
-    # rows do not yet follow files a merge moves aside (docs/sync.md §6).
+    # rows do not yet follow files a merge moves aside (docs/sync.md §7).
     assert set() == {p for p in reinforced - moved_on if p in trees[0]} - rows
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
     for where in (*roots, remote):
