@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.domain.sync_ledger import Key
 from memhtml.domain.sync_merge_across_paths import fold_across_paths
 from memhtml.domain.sync_merge_facts import arrived, is_generated, variant
@@ -45,6 +46,9 @@ from memhtml.domain.sync_values import (
     THEIRS,
     MergePlan,
     MergeSides,
+    Moved,
+    Placement,
+    SidecarMerge,
     Stamp,
 )
 
@@ -90,4 +94,43 @@ def plan_merge(
         (work.case(kind, kept, other) for kind, kept, other in work.cases),
         key=lambda c: (c.path, c.kind, c.other_path or ""),
     )
-    return MergePlan(final=final, cases=tuple(cases))
+    moved = _moved(work)
+    if moved:
+        _merge_sidecar_rows(work, final)
+    return MergePlan(final=final, cases=tuple(cases), moved=moved)
+
+
+def _moved(work: MergeWork) -> tuple[Moved, ...]:
+    """Every side's memory the merge placed away from that side's path, or folded into a copy
+    elsewhere: its access rows follow it."""
+    found: list[Moved] = []
+    for path in work.sides.touched():
+        for side in SIDES:
+            version = work.sides.version(side, path)
+            if version is None or version.memory is None:
+                continue
+            target = work.ledger.located((side, path))
+            if target != path:
+                found.append(
+                    Moved(
+                        side=side,
+                        source=path,
+                        target=target,
+                        content_hash=version.memory.content_hash,
+                    )
+                )
+    return tuple(found)
+
+
+def _merge_sidecar_rows(work: MergeWork, final: dict[str, Placement | SidecarMerge]) -> None:
+    """Rows must follow moved memories, so the sidecar is merged (its rows re-keyed) even when
+    only one side changed it, or neither; the later change wins an outcome tie."""
+    sides = work.sides
+    if sides.ours.get(SIDECAR_PATH) is None and sides.theirs.get(SIDECAR_PATH) is None:
+        return
+    changed = [side for side in SIDES if sides.changed(side, SIDECAR_PATH)]
+    if len(changed) == 2:
+        later = work.ledger.later((OURS, SIDECAR_PATH), (THEIRS, SIDECAR_PATH))[0]
+    else:
+        later = changed[0] if changed else OURS
+    final[SIDECAR_PATH] = SidecarMerge(path=SIDECAR_PATH, later=later)
