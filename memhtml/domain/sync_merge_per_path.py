@@ -91,6 +91,11 @@ def _both_modified(work: MergeWork, path: str, base: Version) -> None:
             ledger.fold(head_only, target, old)
             work.cases.append((CASE_CONVERGED, content, None))
             return
+    if all(work.moved_copy(side, old.content_hash, path) for side in (later[0], earlier[0])):
+        # Both sides moved the memory away (archived or corrected it) and wrote a new memory at
+        # its path: two new files at one path, not two versions of one memory.
+        _both_added(work, path)
+        return
     ledger.take(*later)
     work.relocations.append((earlier[0], path, True))
     work.cases.append((CASE_CONFLICT, later, earlier))
