@@ -262,7 +262,7 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     ]
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*ARM_NAMES)),
-        "fused statement, six arms (+ entity, graph)": fused(arms_named(*SIX_ARMS)),
+        "fused statement, every arm (+ entity)": fused(arms_named(*EVERY_ARM)),
         "fused statement, all arms, warm vector matrix": fused(arms_named(*ARM_NAMES), warm=True),
         "vector arm alone": fused(arms_named("vector")),
         "vector arm alone, warm vector matrix": fused(arms_named("vector"), warm=True),
@@ -275,9 +275,11 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
 
 
 ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS if arm.default)
-SIX_ARMS: Final = tuple(arm.name for arm in RANK_ARMS)
+EVERY_ARM: Final = tuple(arm.name for arm in RANK_ARMS)
 GATED: Final = RankingOptions(gate_priors=True)
-SIX: Final = RankingOptions(arms=SIX_ARMS)
+EVERY: Final = RankingOptions(arms=EVERY_ARM)
+FOUR: Final = RankingOptions(arms=("fts", "vector", "recency", "salience"))
+"""The original tool's four arms: the base of issue 15's "all arms ≤ 1.3 × four arms"."""
 
 
 def sqlite_retrieval(
@@ -332,10 +334,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             modes = {
                 "lexical (fts, recency, salience)": (lexical, RankingOptions()),
                 "lexical, priors gated": (lexical, GATED),
+                "four arms (fts, vector, recency, salience)": (hybrid, FOUR),
                 "all arms": (hybrid, RankingOptions()),
                 "all arms, priors gated": (hybrid, GATED),
-                "six arms (+ entity, graph)": (hybrid, SIX),
-                "six arms + authority": (hybrid, attrs.evolve(SIX, authority=True)),
+                "every arm (defaults + entity)": (hybrid, EVERY),
+                "every arm + authority": (hybrid, attrs.evolve(EVERY, authority=True)),
             }
             for mode, (retrieval, options) in modes.items():
                 operations = {

@@ -17,11 +17,12 @@ from dulwich.diff_tree import (
     tree_changes,
 )
 from dulwich.object_store import iter_tree_contents
-from dulwich.objects import Blob, Commit, ObjectID, ShaFile
+from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.failures import git_operation
+from memhtml.adapters.git.line_walk import ListingMemo, changed_files
 from memhtml.adapters.git.repository import (
     commit_tree,
     commit_tree_or_empty,
@@ -50,7 +51,6 @@ LIST_TREE_OPERATION: Final = "list_tree"
 READ_BLOBS_OPERATION: Final = "read_blobs"
 COMMIT_AT_OPERATION: Final = "commit_at"
 FIRST_PARENTS_OPERATION: Final = "first_parent_changes"
-_TREE_MEMO_SIZE: Final = 512
 DIFF_OPERATION: Final = "diff"
 STATUS_OPERATION: Final = "status"
 HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
@@ -125,17 +125,13 @@ class DulwichGit:
             if stop is not None and sha is None:
                 return None
             line.reverse()
-            parent_tree = commit_tree_or_empty(repo, stop)
+            parent_tree: bytes | None = commit_tree_or_empty(repo, stop)
             steps: list[LineStep] = []
-            trees = _TreeMemo(repo)
+            listings = ListingMemo(repo.object_store, op)
             for commit in line:
-                changes = tree_changes(trees, parent_tree, commit.tree)  # type: ignore[arg-type]
+                changes = changed_files(listings, parent_tree, commit.tree)
                 steps.append(
-                    LineStep(
-                        sha=commit.id.decode("ascii"),
-                        at=commit.commit_time,
-                        changes=_blob_changes(changes),
-                    )
+                    LineStep(sha=commit.id.decode("ascii"), at=commit.commit_time, changes=changes)
                 )
                 parent_tree = commit.tree
         return tuple(steps)
@@ -246,38 +242,3 @@ def _name_status(changes: list[TreeChange]) -> tuple[DiffEntry, ...]:
     rows.extend(DiffEntry(status="A", path=path) for path in added - deleted)
     rows.extend(DiffEntry(status="D", path=path) for path in deleted - added)
     return tuple(sorted(rows, key=lambda row: (row.path, row.status)))
-
-
-def _blob_changes(changes: Iterator[TreeChange]) -> tuple[tuple[str, str | None], ...]:
-    """``(path, blob after)`` of every file a tree diff without rename detection reports."""
-    found: dict[str, str | None] = {}
-    for change in changes:
-        old, new = change.old, change.new
-        if old is not None and old.path is not None and old.mode is not None:
-            path = decode_path(old.path)
-            if path is not None and is_file_mode(old.mode):
-                found[path] = None
-        if new is not None and new.path is not None and new.mode is not None:
-            path = decode_path(new.path)
-            if path is not None and is_file_mode(new.mode) and new.sha is not None:
-                found[path] = new.sha.decode("ascii")
-    return tuple(sorted(found.items()))
-
-
-class _TreeMemo:
-    """The object store as a walk along a line reads it: each commit's new trees are the next
-    commit's old ones, so the trees of the last step are kept instead of read twice."""
-
-    def __init__(self, repo: Repo) -> None:
-        self._store = repo.object_store
-        self._held: dict[bytes, ShaFile] = {}
-        self._previous: dict[bytes, ShaFile] = {}
-
-    def __getitem__(self, sha: bytes) -> ShaFile:
-        found = self._held.get(sha) or self._previous.get(sha)
-        if found is None:
-            found = self._store[ObjectID(sha)]
-        self._held[sha] = found
-        if len(self._held) > _TREE_MEMO_SIZE:
-            self._previous, self._held = self._held, {}
-        return found
