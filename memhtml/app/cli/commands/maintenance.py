@@ -36,9 +36,9 @@ DOCTOR_KEYS: Final = (
     "chunks",
     "embeddings",
     "dirty",
+    "sync",
     "warnings",
     "recovery",
-    "sync",
 )
 REPAIRED_KEY: Final = "repaired"
 EXPORT_KEYS: Final = ("path", "rows", "bytes", "written", "commitSha")
