@@ -64,6 +64,9 @@ def recover_store(
     if opened.state_aside is not None:
         found.append(restore_state(opened.storage.state, git, opened.state_aside))
         opened.restored()
+    elif opened.state_new:
+        fill_new_state(opened.storage.state, git)
+        opened.restored()
     return tuple(found)
 
 
@@ -85,6 +88,21 @@ def repair_before_writing(writer: GitWriter) -> tuple[RecoveryFinding, ...]:
         if finding.kind == FOUND_INTERRUPTED_COMMIT and not finding.repaired and finding.path:
             raise GitLocked(finding.path, finding.detail)
     return found
+
+
+def fill_new_state(plane: StatePlane, git: GitPort) -> int:
+    """Fill a state plane created just now from the committed sidecar; the rows merged.
+
+    Not a repair (nothing was lost), so no finding: a fresh clone's first command, or a store
+    whose ``state.db`` was deleted, starts from the counts the store committed.
+    """
+    try:
+        sidecar = git.read_working_file(SIDECAR_PATH)
+    except GitFailure:
+        return 0  # nothing was ever exported: a new store
+    merged = plane.import_access(sidecar.decode("utf-8", errors="replace")).merged
+    logger.info("state.db created: %d access rows filled from %s", merged, SIDECAR_PATH)
+    return merged
 
 
 def restore_state(plane: StatePlane, git: GitPort, aside: str) -> RecoveryFinding:

@@ -110,12 +110,18 @@ class OpenedStorage:
         findings: Damaged files moved aside (``repaired``) or only seen.
         state_aside: Where a damaged state plane went, when the new one must be restored from
             the committed sidecar; ``None`` otherwise.
-        restored: Called once that restore is done, so a killed restore runs again next time.
+        state_new: The state plane did not exist before this open (a plain ``git clone``'s,
+            or one deleted), or an earlier open that created it did not finish filling it:
+            fill it from the committed sidecar, so the counts the store committed are not
+            lost to the next export.
+        restored: Called once that restore or fill is done, so a killed one runs again next
+            time.
     """
 
     storage: Storage
     findings: tuple[RecoveryFinding, ...] = ()
     state_aside: str | None = None
+    state_new: bool = False
     restored: Callable[[], None] = _nothing
 
 

@@ -133,7 +133,8 @@ def test_reinforce_unknown_path_bumps_nothing(store: Store) -> None:
 def test_state_round_trip_survives_losing_state_db(
     tmp_path: Path, store: Store, clock: FixedClock
 ) -> None:
-    """reinforce → export (one commit, then none) → delete state.db → import restores the row."""
+    """reinforce → export (one commit, then none) → delete state.db → the reopened store fills
+    the new plane from the sidecar, and an explicit import changes nothing more."""
     answer = store.reinforce([EXPORT_PATH], "negative", session_id="s-2")
     assert (EXPORT_PATH,) == answer.bumped
     first = store.state_export()
@@ -144,10 +145,10 @@ def test_state_round_trip_survives_losing_state_db(
     store.close()
     (root / ".memhtml" / "state.db").unlink()
     with _open(root, clock) as reopened:
-        assert None is _access(reopened, EXPORT_PATH)
+        filled = _access(reopened, EXPORT_PATH)
         restored = reopened.state_import()
         assert (1, 1, 0) == (restored.rows, restored.restored, restored.skipped)
-        assert (1, 1) == _access(reopened, EXPORT_PATH)
+        assert (1, 1) == filled == _access(reopened, EXPORT_PATH)
         assert SIDECAR_PATH == restored.path
 
 

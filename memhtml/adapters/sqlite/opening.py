@@ -39,7 +39,8 @@ logger = logging.getLogger("memhtml.recovery")
 RESTORE_PENDING_SUFFIX: Final = "-restore-pending"
 """``state.db-restore-pending`` names the moved-aside state file until the new one is restored
 from the sidecar, so a restore that is itself killed is run again by the next open (the merge
-is by max, so running it twice changes nothing)."""
+is by max, so running it twice changes nothing). Empty, it marks a state plane this open is
+about to create, to be filled from the sidecar the same way (``OpenedStorage.state_new``)."""
 CORRUPT_INFIX: Final = "-corrupt-"
 """``index.db-corrupt-<stamp>``: a dash, so every store's ``.gitignore`` (``index.db-*``)
 already ignores the kept copy."""
@@ -75,6 +76,10 @@ def open_sqlite_storage(
     findings: list[RecoveryFinding] = []
     index: Path | str = index_path
     state: Path | None = state_path
+    marker = _restore_marker(state_path)
+    if not os.path.lexists(state_path) and not marker.exists():
+        # Written before the file exists, so a fill killed at any point is redone.
+        marker.write_text("", encoding="utf-8")
     for _ in range(_ATTEMPTS):
         seen = (_inode(index_path), _inode(state_path))
         try:
@@ -95,12 +100,12 @@ def open_sqlite_storage(
         if damage is None:
             if heal:
                 mark.unlink(missing_ok=True)
-            marker = _restore_marker(state_path)
-            aside = marker.read_text(encoding="utf-8") if marker.is_file() else None
+            pending = _pending(marker) if heal and db.has_state else None
             return OpenedStorage(
                 storage=sqlite_storage(db),
                 findings=tuple(findings),
-                state_aside=aside if heal and db.has_state else None,
+                state_aside=pending or None,
+                state_new=pending == "",
                 restored=functools.partial(marker.unlink, missing_ok=True),
             )
         db.close()
@@ -169,6 +174,15 @@ def _verified(db: Database, findings: list[RecoveryFinding]) -> tuple[str, str] 
 
 def _restore_marker(state_path: Path) -> Path:
     return state_path.with_name(state_path.name + RESTORE_PENDING_SUFFIX)
+
+
+def _pending(marker: Path) -> str | None:
+    """The marker's text (``""``: a new plane to fill), or ``None`` when there is none (another
+    process may have finished the fill and removed it a moment ago)."""
+    try:
+        return marker.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
 
 
 def _inode(path: Path) -> int | None:

@@ -7,6 +7,7 @@ itself.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
@@ -29,8 +30,6 @@ from memhtml.app.indexing import StoreIndexer
 from memhtml.app.indexing.parse_pool import ParseSettings
 from memhtml.app.indexing.reporting import ReportingIndexer
 from memhtml.app.recovery import recover_store
-from memhtml.app.retrieval import RetrievalPipeline
-from memhtml.app.retrieval.fusion_run import FusionPlanner
 from memhtml.domain.snippets import VECTOR_COVERAGE_FLOOR
 from memhtml.ports.clock import Clock
 from memhtml.ports.indexer import Indexer
@@ -38,6 +37,7 @@ from memhtml.ports.progress import ProgressSink
 from memhtml.ports.storage import Storage
 
 if TYPE_CHECKING:
+    from memhtml.app.retrieval import RetrievalPipeline
     from memhtml.ports.embedder import Embedder, EmbeddingModel, QueryEmbedder
     from memhtml.ports.git import GitPort
     from memhtml.ports.git_history import GitHistory
@@ -70,6 +70,9 @@ def retrieval_over(
         coverage_floor: Below this share of embedded chunks the vector arm is dropped.
         similarity: The pool's cosine table builder; ``None`` compares in pure Python.
     """
+    from memhtml.app.retrieval import RetrievalPipeline
+    from memhtml.app.retrieval.fusion_run import FusionPlanner
+
     return RetrievalPipeline(
         planner=FusionPlanner(
             ranks=storage.ranks,
@@ -215,14 +218,6 @@ class Services:
         )
         if progress is not None:
             self.indexer = ReportingIndexer(self.indexer, progress)
-        self.retrieval = retrieval_over(
-            self.storage,
-            clock=self.clock,
-            embedder=self.embedder,
-            embed_model=watermark,
-            coverage_floor=settings.embed.vector_coverage_floor,
-            similarity=pairwise_similarity(),
-        )
         # Issue 14: finish or undo a killed writer's commit; restore a moved-aside state plane.
         try:
             self.recovery: tuple[RecoveryFinding, ...] = recover_store(
@@ -236,15 +231,48 @@ class Services:
         except BaseException:
             self.storage.close()
             raise
-        self.transcripts: TranscriptFiles = transcript_files()
-        self.history: GitHistory = git_history(settings.root)
-        self.remote: GitRemote = git_remote(settings.root)
-        self.landing: GitLanding = git_landing(
-            settings.root,
+        self._lock = lock
+
+    # What only some commands use is built when first asked for: the retrieval pipeline (its
+    # modules), and the remote's port, which brings dulwich's network client and the sync
+    # rules into every command's start-up otherwise.
+
+    @functools.cached_property
+    def retrieval(self) -> RetrievalPipeline:
+        """The search and recall pipeline."""
+        return retrieval_over(
+            self.storage,
             clock=self.clock,
-            write_lock=lock,
-            git_name=settings.git_name,
-            git_email=settings.git_email,
+            embedder=self.embedder,
+            embed_model=self.watermark,
+            coverage_floor=self.settings.embed.vector_coverage_floor,
+            similarity=pairwise_similarity(),
+        )
+
+    @functools.cached_property
+    def transcripts(self) -> TranscriptFiles:
+        """The trace plane's transcript files."""
+        return transcript_files()
+
+    @functools.cached_property
+    def history(self) -> GitHistory:
+        """The repository's commit graph (merge bases, ahead/behind, last touches)."""
+        return git_history(self.settings.root)
+
+    @functools.cached_property
+    def remote(self) -> GitRemote:
+        """The configured remotes: fetch, push, the sync record."""
+        return git_remote(self.settings.root)
+
+    @functools.cached_property
+    def landing(self) -> GitLanding:
+        """Moves the branch to a merged or fetched commit under the writers' lock."""
+        return git_landing(
+            self.settings.root,
+            clock=self.clock,
+            write_lock=self._lock,
+            git_name=self.settings.git_name,
+            git_email=self.settings.git_email,
         )
 
     @property

@@ -9,7 +9,6 @@ renders) are passed in and never parsed again.
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
 import os
 import pickle
 import signal
@@ -17,8 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
 import attrs
@@ -112,6 +109,9 @@ def parse_files(
     outcomes: list[MemoryDoc | Refusal] | None = None
     progress.start(PHASE_PARSING, len(datas))
     if _use_pool(len(datas), parser, settings):
+        # Imported here: a one-file update (every write) never starts a pool.
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             outcomes = _parse_on_pool(datas, parser, settings.workers, progress)
         except (BrokenProcessPool, OSError):
@@ -202,6 +202,9 @@ def _parse_on_pool(
 ) -> list[MemoryDoc | Refusal]:
     size = max(1, -(-len(datas) // (workers * BATCHES_PER_WORKER)))
     batches = [datas[start : start + size] for start in range(0, len(datas), size)]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context(POOL_START_METHOD)
     outcomes: list[MemoryDoc | Refusal] = []
     with ProcessPoolExecutor(
