@@ -8,7 +8,7 @@ whose blob the commit of T held, and names the versions of then that no row hold
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -74,8 +74,9 @@ class HistoryStore(Protocol):
         """
         ...
 
-    def open_blobs(self) -> Mapping[str, str]:
-        """Each path's blob at the tip (its open span).
+    def open_blobs(self, paths: Collection[str] | None = None) -> Mapping[str, str]:
+        """Each path's blob at the tip (its open span); only ``paths``' when given (an update
+        asks for the paths its commits changed, not for every file of the store).
 
         Raises:
             StorageFailure: The index cannot be read.

@@ -29,6 +29,7 @@ from dulwich.repo import Repo
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from memhtml.adapters.git import status as status_module
 from memhtml.adapters.git.dulwich_git import DulwichGit
 from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
 from memhtml.adapters.git.index_snapshot import read_snapshot
@@ -352,7 +353,8 @@ def test_another_repositorys_cache_is_ignored(repo_root: Path, tmp_path: Path) -
 
 
 def test_a_commit_hands_status_the_snapshot_decoding_would_give(repo_root: Path) -> None:
-    """The writer's derived snapshot of the new index equals a decode of the file it wrote."""
+    """The writer's derived snapshot of the new index equals a decode of the file it wrote,
+    down to the signatures and full paths it carries over from the old one."""
     git = DulwichGit(repo_root)
     git.status()
     writer = DulwichGitWriter(repo_root, env={})
@@ -376,4 +378,52 @@ def test_a_commit_hands_status_the_snapshot_decoding_would_give(repo_root: Path)
         return sorted(zip(*columns, snapshot.ctimes, shas, strict=True))
 
     assert (rows(decoded), decoded.tree()) == (rows(derived), derived.tree())
+    # The columns status derived for the old snapshot were carried over, not rebuilt: they
+    # must be what building them from the new columns gives.
+    root = os.fsencode(str(repo_root))
+    carried = (derived._signatures[0], derived._full_paths[root])
+    rebuilt = (
+        list(zip(derived.mtimes, derived.ctimes, derived.sizes, strict=True)),
+        [root + b"/" + path for path in derived.paths],
+    )
+    assert rebuilt == carried
     assert () == git.status()
+
+
+def _after_tick(root: Path, stamp_ns: int) -> None:
+    """Return once the filesystem's clock reads later than ``stamp_ns`` (a probe file's mtime)."""
+    probe = root / ".memhtml" / "clock-probe"
+    while True:
+        probe.write_bytes(b"")
+        if os.lstat(probe).st_mtime_ns > stamp_ns:
+            probe.unlink()
+            return
+
+
+def test_files_the_index_cannot_vouch_for_are_read_once_then_trusted(repo_root: Path) -> None:
+    """Clean files whose stat data no longer matches the index (a copy, a touch) are hashed
+    by one status and trusted by the next, in this process and in a new one; an edit that
+    keeps size and mtime is still seen (its ctime moved)."""
+    cache = repo_root / ".memhtml" / "index.db-gitstatus"
+    target = repo_root / "areas" / "a.html"
+    os.utime(target, ns=(1_600_000_000 * _NS, 1_600_000_000 * _NS))
+    _after_tick(repo_root, os.lstat(target).st_ctime_ns)
+    reads: list[bytes] = []
+    real = status_module._working_state
+
+    def counted(root: bytes, path: bytes, sha: bytes) -> str:
+        reads.append(path)
+        return real(root, path, sha)
+
+    with mock.patch.object(status_module, "_working_state", counted):
+        kept = DulwichGit(repo_root, status_cache=cache)
+        first = kept.status()
+        second = kept.status()
+        forget_all()
+        fresh = DulwichGit(repo_root, status_cache=cache).status()
+        assert ((), (), (), [b"areas/a.html"]) == (first, second, fresh, reads)
+        before = os.lstat(target)
+        target.write_bytes(b"b")
+        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+        edited = kept.status()
+    assert (StatusEntry(path="areas/a.html", deleted=False),) == edited

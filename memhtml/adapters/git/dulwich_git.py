@@ -16,7 +16,6 @@ from dulwich.diff_tree import (
     TreeChange,
     tree_changes,
 )
-from dulwich.object_store import iter_tree_contents
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
@@ -36,6 +35,7 @@ from memhtml.adapters.git.repository import (
 )
 from memhtml.adapters.git.status import working_tree_status
 from memhtml.adapters.git.status_cache import StatusCache
+from memhtml.adapters.git.tree_diff import LeafChange, leaf_changes
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     DiffEntry,
@@ -157,11 +157,14 @@ class DulwichGit:
         with git_operation(DIFF_OPERATION), open_repository(self._root, DIFF_OPERATION) as repo:
             old_tree = commit_tree_or_empty(repo, from_sha)
             new_tree = commit_tree_or_empty(repo, to_sha)
-            detector = RenameDetector(repo.object_store)
-            changes = list(
-                tree_changes(repo.object_store, old_tree, new_tree, rename_detector=detector)
-            )
-        return _name_status(changes)
+            leaves = list(leaf_changes(repo.object_store, old_tree, new_tree))
+            if _renames_possible(leaves) and old_tree is not None and new_tree is not None:
+                detector = RenameDetector(repo.object_store)
+                changes = list(
+                    tree_changes(repo.object_store, old_tree, new_tree, rename_detector=detector)
+                )
+                return _name_status(changes)
+        return _leaf_name_status(leaves)
 
     def status(self) -> tuple[StatusEntry, ...]:
         """See ``GitPort.status``."""
@@ -203,10 +206,10 @@ def _blobs_under(
             if is_file_mode(mode):
                 yield base, sha
             continue
-        for entry in iter_tree_contents(repo.object_store, sha):
-            if entry.mode is not None and entry.sha is not None and is_file_mode(entry.mode):
-                assert entry.path is not None
-                yield (base + b"/" + entry.path if base else entry.path), entry.sha
+        under = base + b"/" if base else b""
+        for path, _, entry in leaf_changes(repo.object_store, None, sha, under):
+            if entry is not None and is_file_mode(entry[0]):
+                yield path, ObjectID(entry[1])
 
 
 def _file_path(entry: GitTreeEntry | None) -> str | None:
@@ -241,4 +244,30 @@ def _name_status(changes: list[TreeChange]) -> tuple[DiffEntry, ...]:
     rows.extend(DiffEntry(status="M", path=path) for path in added & deleted)
     rows.extend(DiffEntry(status="A", path=path) for path in added - deleted)
     rows.extend(DiffEntry(status="D", path=path) for path in deleted - added)
+    return tuple(sorted(rows, key=lambda row: (row.path, row.status)))
+
+
+def _renames_possible(leaves: list[LeafChange]) -> bool:
+    """Whether rename detection could pair anything: it needs a leaf added and one deleted."""
+    added = deleted = False
+    for _, old, new in leaves:
+        added |= old is None
+        deleted |= new is None
+        if added and deleted:
+            return True
+    return False
+
+
+def _leaf_name_status(leaves: list[LeafChange]) -> tuple[DiffEntry, ...]:
+    """Name-status rows of a diff that has no rename to find: what ``_name_status`` gives for
+    the same trees (a file-type change is one modification there too)."""
+    rows: list[DiffEntry] = []
+    for raw_path, old, new in leaves:
+        path = decode_path(raw_path)
+        if path is None:
+            continue
+        was = old is not None and is_file_mode(old[0])
+        now = new is not None and is_file_mode(new[0])
+        if was or now:
+            rows.append(DiffEntry(status="M" if was and now else "A" if now else "D", path=path))
     return tuple(sorted(rows, key=lambda row: (row.path, row.status)))

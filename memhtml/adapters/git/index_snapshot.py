@@ -13,7 +13,7 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Final
+from typing import Final, TypeVar
 
 import attrs
 
@@ -22,6 +22,7 @@ from memhtml.adapters.git.index_file import IndexRecord, read_index_bytes, tree_
 _CHECKSUM_LENGTH: Final = 20
 _SHA_LENGTH: Final = 20
 _SEPARATOR: Final = b"\x00"
+_T = TypeVar("_T")
 
 
 def index_key(data: bytes) -> bytes:
@@ -138,7 +139,7 @@ class IndexSnapshot:
                 columns, (record.mode, record.size, record.mtime_ns, record.ctime_ns), strict=True
             ):
                 column.append(value)
-        return IndexSnapshot(
+        edited = IndexSnapshot(
             key=key,
             paths=paths + tuple(record.path for record in fresh),
             modes=columns[0],
@@ -149,6 +150,15 @@ class IndexSnapshot:
             unmerged=self.unmerged,
             _tree=[] if tree is None else [tree],
         )
+        # The derived columns status builds, carried over instead of rebuilt for 10k paths.
+        if self._signatures:
+            kept = _cut_list(self._signatures[0], bounds)
+            kept += [(r.mtime_ns, r.ctime_ns, r.size) for r in fresh]
+            edited._signatures.append(kept)
+        for root, full in self._full_paths.items():
+            prefix = root + b"/"
+            edited._full_paths[root] = _cut_list(full, bounds) + [prefix + r.path for r in fresh]
+        return edited
 
     def encode(self) -> dict[str, bytes]:
         """Flat byte strings, for ``decode`` in this or another process."""
@@ -194,6 +204,14 @@ class IndexSnapshot:
             unmerged=frozenset(unmerged.split(_SEPARATOR)) if unmerged else frozenset(),
             _tree=[tree] if tree else [],
         )
+
+
+def _cut_list(column: list[_T], bounds: list[tuple[int, int]]) -> list[_T]:
+    """``column`` without the positions between ``bounds``' runs (see ``edited``)."""
+    kept: list[_T] = []
+    for start, stop in bounds:
+        kept.extend(column[start + 1 : stop])
+    return kept
 
 
 _COLUMNS: Final = (("L", "modes"), ("L", "sizes"), ("q", "mtimes"), ("q", "ctimes"))

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Final
 
 from dulwich.errors import NotTreeError
-from dulwich.objects import Commit, ObjectID, ShaFile, SubmoduleEncountered, Tree
+from dulwich.objects import Commit, ObjectID
 from dulwich.objectspec import parse_commit
 from dulwich.refs import HEADREF
 from dulwich.repo import Repo
 
+from memhtml.adapters.git.tree_diff import tree_entries
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     REFUSED_GIT_DIR,
@@ -83,27 +84,34 @@ def tree_path_lookup(
     non-directory. Each tree object is read once, however many paths are asked.
 
     Every lookup walks from the root tree, and a loose tree object is a file to open and
-    inflate: 500 paths under one folder read the same two or three trees 500 times each.
-    The objects are kept for the life of the returned function, so make one per operation.
+    inflate: 500 paths under one folder would read the same two or three trees 500 times
+    each. The trees come from ``tree_diff.tree_entries``, kept per tree id in this process.
     """
-    objects: dict[ObjectID, ShaFile] = {}
-
-    def read(sha: ObjectID) -> ShaFile:
-        found = objects.get(sha)
-        if found is None:
-            found = objects[sha] = repo[sha]
-        return found
+    store = repo.object_store
 
     def lookup(path: str) -> tuple[int, ObjectID] | None:
         if tree_id is None:
             return None
-        tree = read(tree_id)
-        if not isinstance(tree, Tree):
-            raise NotTreeError(tree_id)
+        entries = tree_entries(store, tree_id)  # the root must be a tree: raises otherwise
+        parts = [part for part in path.encode("utf-8").split(b"/") if part]
+        if not parts:
+            if path:
+                raise ValueError("No valid path found")
+            return stat.S_IFDIR, tree_id
+        found: tuple[int, bytes] | None = None
         try:
-            return tree.lookup_path(read, path.encode("utf-8"))
-        except (KeyError, NotTreeError, SubmoduleEncountered):
+            for part in parts:
+                if found is not None:
+                    if not stat.S_ISDIR(found[0]):
+                        return None  # below a file, a symlink or a gitlink
+                    entries = tree_entries(store, found[1])
+                found = entries.get(part)
+                if found is None:
+                    return None
+        except (KeyError, NotTreeError):
             return None
+        assert found is not None
+        return found[0], ObjectID(found[1])
 
     return lookup
 

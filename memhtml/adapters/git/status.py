@@ -50,6 +50,7 @@ from memhtml.adapters.git.status_cache import (
     staged_changes,
 )
 from memhtml.adapters.git.untracked import untracked_paths
+from memhtml.adapters.git.verified_files import Verified, verified_record
 from memhtml.ports.git import StatusEntry, blob_sha
 
 WorkingState = Literal["clean", "modified", "deleted"]
@@ -73,7 +74,7 @@ def working_tree_status(repo: Repo, cache: StatusCache | None = None) -> tuple[S
     head = head_commit(repo)
     tree = _head_tree(repo, head, cache)
     changed = _staged(repo, snapshot, tree, cache)
-    for dirty, state in _dirty_tracked(root, snapshot, changed, racy_after):
+    for dirty, state in _dirty_tracked(root, snapshot, changed, racy_after, cache):
         if state != "clean":
             changed[dirty] = None
     tracked = set(snapshot.paths)
@@ -155,13 +156,18 @@ def _staged(
 
 
 def _dirty_tracked(
-    root: bytes, snapshot: IndexSnapshot, skip: Container[bytes], racy_after: int
+    root: bytes,
+    snapshot: IndexSnapshot,
+    skip: Container[bytes],
+    racy_after: int,
+    cache: StatusCache,
 ) -> Iterator[tuple[bytes, WorkingState]]:
     """The working state of every tracked path whose stat data cannot vouch for it.
 
     One ``lstat`` per path, compared in bulk: mtime, ctime and size are trusted only for an
     entry stamped before the index file itself was written (``_working_state``); anything
-    else is read and hashed. A type change comes with a new ctime, so it never passes.
+    else is read and hashed, unless the cache verified this very stat data against this
+    blob before (``verified_files``). A type change comes with a new ctime, so it never passes.
     """
     full = snapshot.full_paths(root)
     expected = snapshot.signatures()
@@ -176,11 +182,26 @@ def _dirty_tracked(
     if snapshot.newest_mtime() >= racy_after:
         mtimes = snapshot.mtimes
         suspects.update(position for position, mtime in enumerate(mtimes) if mtime >= racy_after)
+    kept: dict[bytes, Verified] = {}
     for position in sorted(suspects):
         path = snapshot.paths[position]
         if path in skip or S_ISGITLINK(snapshot.modes[position]):
             continue
-        yield path, _working_state(root, path, snapshot.sha(position))
+        sha, seen = snapshot.sha(position), observed[position]
+        record = cache.verified.get(path)
+        if seen is not None and record is not None and record[:3] == seen and record[3] == sha:
+            kept[path] = record
+            continue
+        clock = cache.clock() if seen is not None else None
+        state = _working_state(root, path, sha)
+        if state == "clean" and clock is not None and seen is not None:
+            verified = verified_record(seen, sha, clock)
+            if verified is not None:
+                kept[path] = verified
+        yield path, state
+    if kept != cache.verified:
+        cache.verified = kept
+        cache.dirty = True
 
 
 def _signature_or_none(full: bytes) -> tuple[int, int, int] | None:

@@ -20,6 +20,7 @@ import attrs
 
 from memhtml.adapters.git.index_file import IndexRecord
 from memhtml.adapters.git.index_snapshot import IndexSnapshot, index_key
+from memhtml.adapters.git.verified_files import Verified, read_record
 
 _VERSION: Final = 1
 # What an index with no entries hashes to, and what an unborn HEAD stands for.
@@ -144,6 +145,7 @@ class StatusCache:
         """Bind the cache to a file (created on the first save) or to none."""
         self.path = path
         self.listings: dict[bytes, Listing] = {}
+        self.verified: dict[bytes, Verified] = {}
         self.dirty = False
         self._loaded: tuple[tuple[int, int, int], bytes] | None = None
         self._clock: int | None = None
@@ -177,11 +179,11 @@ class StatusCache:
                 fields = marshal.loads(handle.read())
             snapshot = self._adopt(fields, root)
         except FileNotFoundError:
-            self.listings = {}
+            self.listings, self.verified = {}, {}
             return None
         except (OSError, ValueError, TypeError, KeyError, EOFError) as failure:
             _log.debug("git status cache ignored: %s", type(failure).__name__)
-            self.listings = {}
+            self.listings, self.verified = {}, {}
             return None
         self._loaded = (signature, root)
         return snapshot
@@ -202,6 +204,7 @@ class StatusCache:
                 "listings"
             ].items()
         }
+        self.verified = {path: read_record(record) for path, record in fields.get("ok", {}).items()}
         for commit, tree in fields["heads"]:
             remember_head_tree(commit, tree or None)
         for key, tree, pairs in fields["staged"]:
@@ -260,6 +263,7 @@ class StatusCache:
                 )
                 for directory, listing in self.listings.items()
             },
+            "ok": self.verified,
         }
         scratch = self._scratch or f"{self.path}.{os.getpid()}.tmp"
         self._scratch = None

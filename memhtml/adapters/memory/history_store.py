@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import attrs
 
@@ -61,9 +61,14 @@ class MemoryHistoryStore:
                     open_at[span.path] = key
             t.spans, t.history_commits, t.history_built = spans, line, True
 
-    def open_blobs(self) -> Mapping[str, str]:
+    def open_blobs(self, paths: Collection[str] | None = None) -> Mapping[str, str]:
         """See ``HistoryStore.open_blobs``."""
-        return {s.path: s.blob_sha for s in self._t.spans.values() if s.until_seq is None}
+        wanted = None if paths is None else set(paths)
+        return {
+            s.path: s.blob_sha
+            for s in self._t.spans.values()
+            if s.until_seq is None and (wanted is None or s.path in wanted)
+        }
 
     def commit_known_at(self, epoch_seconds: int) -> LineCommit | None:
         """See ``HistoryStore.commit_known_at``."""

@@ -38,12 +38,15 @@ _PIECES: Final = {
     ),
     "links": (
         "(SELECT group_concat(d.title, {part} ORDER BY d.path) FROM files d WHERE d.path IN "
-        "(SELECT x.dst_path FROM edges x WHERE x.src_path = f.path AND x.derived = 0) "
+        "(SELECT x.dst_path FROM edges x WHERE x.src_path = f.path AND +x.derived = 0) "
         "AND d.path <> f.path AND d.title <> '')",
     ),
     "prev": ("f.prev_text",),
 }
 
+# The unary `+` on `derived` keeps the planner on edges_src/edges_dst: without statistics it
+# picks edges_derived for `derived = 0` and reads every authored edge (8 ms of a one-file
+# update at 10k files, against 0.2 ms).
 # What a change can reach: the changed paths, their sessions' members, the memories that
 # quoted one of them as neighbour, and the memories whose authored links point at one.
 _TOUCHED: Final = (
@@ -52,7 +55,7 @@ _TOUCHED: Final = (
     "SELECT path FROM seeds "
     f"UNION SELECT c.path FROM {CONTEXT_TABLE} c WHERE c.prev_path IN (SELECT path FROM seeds) "
     "UNION SELECT e.src_path FROM edges e "
-    "WHERE e.dst_path IN (SELECT path FROM seeds) AND e.derived = 0 "
+    "WHERE e.dst_path IN (SELECT path FROM seeds) AND +e.derived = 0 "
     "UNION SELECT m.path FROM files m WHERE m.session_id IN (SELECT s.session_id FROM files s "
     "WHERE s.path IN (SELECT path FROM seeds) AND s.session_id IS NOT NULL)), "
     # Every member of a touched memory's session, so the neighbour window sees whole sessions.

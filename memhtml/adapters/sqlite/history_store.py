@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, Query, Write, WriteMany
@@ -11,6 +11,8 @@ from memhtml.domain.history import LineCommit, Span, SpanStep
 from memhtml.ports.history_store import HistoryMoved, HistoryState
 
 _BUILT_SETTING: Final = "history"
+_OPEN_SQL: Final = "SELECT path, blob_sha FROM file_spans WHERE until_seq IS NULL"
+_PATHS_PER_STATEMENT: Final = 500
 _BUILT_VALUE: Final = "first-parent"
 
 _COVERS: Final = "s.from_seq <= ?1 AND (s.until_seq IS NULL OR s.until_seq > ?1)"
@@ -109,13 +111,22 @@ class SqliteHistoryStore:
 
         self._db.write_planned(plan, operation="extend history")
 
-    def open_blobs(self) -> Mapping[str, str]:
-        """See ``HistoryStore.open_blobs``."""
-        rows = self._db.all(
-            "SELECT path, blob_sha FROM file_spans WHERE until_seq IS NULL",
-            operation="read open spans",
-        )
-        return {str(path): str(blob) for path, blob in rows}
+    def open_blobs(self, paths: Collection[str] | None = None) -> Mapping[str, str]:
+        """See ``HistoryStore.open_blobs``: one statement, or one per ``_PATHS_PER_STATEMENT``
+        of ``paths`` through the partial index on open spans."""
+        if paths is None:
+            rows = self._db.all(_OPEN_SQL, operation="read open spans")
+            return {str(path): str(blob) for path, blob in rows}
+        asked = sorted(set(paths))
+        found: dict[str, str] = {}
+        for start in range(0, len(asked), _PATHS_PER_STATEMENT):
+            batch = asked[start : start + _PATHS_PER_STATEMENT]
+            marks = ", ".join("?" * len(batch))
+            rows = self._db.all(
+                f"{_OPEN_SQL} AND path IN ({marks})", tuple(batch), operation="read open spans"
+            )
+            found.update((str(path), str(blob)) for path, blob in rows)
+        return found
 
     def commit_known_at(self, epoch_seconds: int) -> LineCommit | None:
         """See ``HistoryStore.commit_known_at``."""

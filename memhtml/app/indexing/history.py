@@ -32,16 +32,20 @@ def rebuild_line(git: GitPort, history: HistoryStore) -> int:
     return len(line)
 
 
-def follow_line(git: GitPort, history: HistoryStore) -> int:
+def follow_line(git: GitPort, history: HistoryStore, head: str | None = None) -> int:
     """Extend the spans with the commits since the recorded tip; the commits walked.
 
     A store whose spans were never built is left alone (``index rebuild`` builds them); one whose
     tip left the line loses its spans, so ``--known-at`` refuses until the next rebuild.
+    ``head`` is HEAD as the caller just read it: when the tip is that commit, git is not asked
+    again (a later commit is followed by the next update).
     """
     state = history.history_state()
     if not state.built:
         return 0
     tip = state.tip
+    if head is not None and tip is not None and tip.sha == head:
+        return 0
     line = git.first_parent_changes(None if tip is None else tip.sha)
     if line is None:
         history.reset_history()
@@ -49,8 +53,10 @@ def follow_line(git: GitPort, history: HistoryStore) -> int:
     if not line:
         return 0
     first_seq = 1 if tip is None else tip.seq + 1
+    # A step reads the open blob of the paths it changes only (``span_step``).
+    changed = {path for entry in line for path, _ in entry.changes if is_indexable_path(path)}
     try:
-        _extend(history, line, first_seq=first_seq, blobs=dict(history.open_blobs()))
+        _extend(history, line, first_seq=first_seq, blobs=dict(history.open_blobs(changed)))
     except HistoryMoved:
         return 0  # another process extended it first; the next update follows on from there
     return len(line)

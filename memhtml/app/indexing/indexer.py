@@ -183,7 +183,7 @@ class StoreIndexer:
         self._check_space(state)
         report, chunk_ids = run_update(context, state, progress, known=known)
         if self._history is not None:
-            follow_line(context.git, self._history)
+            follow_line(context.git, self._history, report.head_sha)
         if retokenized is not None:
             report = attrs.evolve(report, retokenized=retokenized, unchanged=False)
         if vectors and chunk_ids and context.embedder is not None:

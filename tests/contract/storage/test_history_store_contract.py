@@ -62,6 +62,21 @@ trees = st.lists(
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=trees, asked=st.lists(st.sampled_from("abcdz"), max_size=6))
+def test_open_blobs_of_some_paths_are_those_paths_open_spans(
+    backend: str, history: list[dict[str, str]], asked: list[str]
+) -> None:
+    """open_blobs(paths) is the full answer cut to the paths asked (absent or closed ones
+    left out), duplicates in the question and all."""
+    with open_backend(backend) as storage:
+        lay_down(storage, history, list(range(len(history))))
+        tip = history[-1]
+        expected = {path: tip[path] for path in asked if path in tip}
+        assert expected == dict(storage.history.open_blobs(asked))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     history=trees,
     times=st.lists(st.integers(0, 40), min_size=6, max_size=6),
