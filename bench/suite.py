@@ -122,6 +122,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_trace"),
         _bench("bench_trace", "--files", "100", "--mean-kb", "50", "--runs", "1"),
     ),
+    Entry(
+        "sync", "Sync: 100 remote memories into 10k, no-op sync against one git fetch (issue 19)",
+        _bench("bench_sync"),
+        _bench("bench_sync", "--size", "300", "--incoming", "20", "--runs", "1"),
+    ),
     *(
         Entry(
             f"gate-{mode}", f"Gate, default seed, {mode}",

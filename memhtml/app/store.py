@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from memhtml.app.use_cases.retrieval_ops import RecallAnswer, ReinforceAnswer, SearchAnswer
     from memhtml.app.use_cases.state_ops import StateExportResult, StateImportResult
     from memhtml.app.use_cases.sync import SyncResult
+    from memhtml.app.use_cases.sync_status import SyncStatus
     from memhtml.app.use_cases.trace_reads import TraceDetail, TraceListRequest, TraceListResult
     from memhtml.app.use_cases.trace_scan import TraceScanReport
     from memhtml.app.use_cases.write import WriteResult
@@ -376,14 +377,16 @@ class Store:
         from memhtml.app.use_cases.index_ops import status_with
 
         s = self.services
+        head = s.git.head()
         return status_with(
             s.indexer,
             s.storage.census,
             configured_model=s.watermark,
             floor=s.settings.embed.vector_coverage_floor,
             has_state=s.storage.has_state,
-            head=s.git.head(),
+            head=head,
             history=s.storage.history,
+            sync=self.sync_status(head=head),
         )
 
     def doctor(self, *, fix: bool = False) -> DoctorReport:
@@ -428,6 +431,7 @@ class Store:
                 has_state=s.storage.has_state,
                 recovery=doctor_findings(s.recovery, s.writer, s.indexer, after_fix=fix),
                 history=s.storage.history,
+                sync=self.sync_status(),
             )
         )
         return report if repaired is None else attrs.evolve(report, repaired=repaired)
@@ -472,6 +476,15 @@ class Store:
             embed=s.embeds,
         )
         return sync_with(ports, remote=remote, dry_run=dry_run, progress=progress)
+
+    def sync_status(self, *, remote: str = "origin", head: str | None = None) -> SyncStatus:
+        """Ahead and behind against ``remote``'s tracking branch and the last sync, from local
+        refs (no network); ``head`` is HEAD when the caller already read it."""
+        from memhtml.app.use_cases.sync_status import sync_status_with
+
+        s = self.services
+        at = s.git.head() if head is None else head
+        return sync_status_with(s.remote, s.history, head=at, name=remote)
 
     def set_remote(self, url: str, *, name: str = "origin") -> bool:
         """Point remote ``name`` at ``url``; True when the configuration changed."""

@@ -193,6 +193,19 @@ class Case:
 
 
 @attrs.frozen(kw_only=True)
+class Moved:
+    """A memory the merge moved: ``side``'s file at ``source``, whose content hash is
+    ``content_hash``, is now at ``target`` (set aside to a free path, or folded into another
+    copy); its access rows follow it (docs/sync.md §4).
+    """
+
+    side: Side
+    source: str
+    target: str
+    content_hash: str
+
+
+@attrs.frozen(kw_only=True)
 class MergePlan:
     """What a merge decided.
 
@@ -201,7 +214,9 @@ class MergePlan:
             file now occupies. A touched path not in it is absent from the merge; any path
             neither side touched keeps its common file.
         cases: The reported cases, by path.
+        moved: The memories the merge moved away from their side's path, by side and path.
     """
 
     final: Mapping[str, Placement | SidecarMerge]
     cases: tuple[Case, ...]
+    moved: tuple[Moved, ...] = ()

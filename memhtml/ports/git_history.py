@@ -34,6 +34,15 @@ class PathChange:
     new: str | None
 
 
+@attrs.frozen(kw_only=True)
+class MergeCommit:
+    """A commit with two or more parents: its id, its parents in order, and its message."""
+
+    sha: str
+    parents: tuple[str, ...]
+    message: str
+
+
 class GitHistory(Protocol):
     """Read-only questions about the local repository's commits.
 
@@ -60,4 +69,10 @@ class GitHistory(Protocol):
         """For each path, the newest commit reachable from ``tip`` and not from ``since`` that
         changed it (a merge counts only where it differs from every parent). Paths no such
         commit changed are absent."""
+        ...
+
+    def merge_commits(self, tip: str, since: Sequence[str]) -> tuple[MergeCommit, ...]:
+        """The merge commits reachable from ``tip`` and not from any of ``since``, every
+        commit after its parents (oldest first). Messages are decoded as UTF-8, errors
+        replaced."""
         ...

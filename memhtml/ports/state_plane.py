@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import attrs
@@ -31,6 +32,17 @@ class StatePlane(Protocol):
 
         Counts and timestamps take the larger side; the outcome comes from the side reinforced
         later, the imported row on a tie.
+
+        Raises:
+            StorageFailure: The state plane is missing or cannot be written.
+        """
+        ...
+
+    def move_access(self, moves: Sequence[tuple[str, str]]) -> int:
+        """Move each ``(source, target)`` row in order: the source row leaves and merges into
+        the target's by the import rule (the moved row as the imported one); a move whose
+        source has no row changes nothing. Returns the rows moved. The twin is
+        ``domain/sync_sidecar.move_access_rows``.
 
         Raises:
             StorageFailure: The state plane is missing or cannot be written.

@@ -13,7 +13,8 @@ import attrs
 from memhtml.domain.errors import NotFound
 from memhtml.domain.reinforce import ReinforceResult, Signal
 from memhtml.domain.scope import SearchScope
-from memhtml.domain.sidecar import parse_sidecar
+from memhtml.domain.sidecar import parse_sidecar, render_sidecar
+from memhtml.domain.sync_sidecar import move_access_rows
 from memhtml.ports.health import ContradictionLink, DanglingLink, FrameClaim, InboxDepths
 from memhtml.ports.index_census import IndexCounts
 from memhtml.ports.indexer import BackfillReport
@@ -171,6 +172,17 @@ class FakeStatePlane:
         self.imported.append(sidecar)
         parsed = parse_sidecar(sidecar)
         return StateImport(merged=len(parsed.rows), skipped=parsed.skipped)
+
+    def move_access(self, moves: Sequence[tuple[str, str]]) -> int:
+        """Move the configured text's rows by the domain's rule; the moves whose source held one."""
+        table = {row.path: row for row in parse_sidecar(self.text).rows}
+        count = 0
+        for source, target in moves:
+            if source != target and source in table:
+                table = move_access_rows(table, [(source, target)])
+                count += 1
+        self.text = render_sidecar(table[path] for path in sorted(table))
+        return count
 
 
 class BackfillIndex(FakeIndex):

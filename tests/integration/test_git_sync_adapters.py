@@ -17,7 +17,7 @@ from memhtml.adapters.git.dulwich_remote import DulwichRemote
 from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
 from memhtml.adapters.git.remote_config import redact
 from memhtml.ports.git import blob_sha
-from memhtml.ports.git_history import AheadBehind, PathChange
+from memhtml.ports.git_history import AheadBehind, MergeCommit, PathChange
 from memhtml.ports.git_remote import PushRejected, RemoteMissing, RemoteUnreachable, SyncMark
 from memhtml.ports.git_writer import ChangeSet, FileWrite, HeadMoved, TreeEdit
 
@@ -227,3 +227,26 @@ def test_sync_marks_are_kept_per_remote_outside_the_history(tmp_path: Path, remo
         adapter.last_sync("nope"),
         DulwichGit(root).status(),
     )
+
+
+def test_merge_commits_are_listed_oldest_first_with_parents_and_message(
+    tmp_path: Path, remote: Path
+) -> None:
+    """Two merges on one line: both listed after their parents, each with its parents in order
+    and its whole message; commits reachable from ``since`` and plain commits are left out."""
+    root = clone_dir(tmp_path, "a", remote)
+    base = write(root, {"areas/x.html": b"one\n"})
+    side = write(root, {"areas/y.html": b"side\n"})
+    landing = DulwichLanding(root, env={})
+    first = landing.merge_commit(parents=(side, base), edits=(), writes=(), message="m1\n\nt: 1\n")
+    landing.advance(expected_head=side, target=first)
+    after = write(root, {"areas/z.html": b"after\n"})
+    second = landing.merge_commit(parents=(after, side), edits=(), writes=(), message="m2\n")
+    history = DulwichHistory(root)
+    listed = history.merge_commits(second, [base])
+    assert [
+        MergeCommit(sha=first, parents=(side, base), message="m1\n\nt: 1\n"),
+        MergeCommit(sha=second, parents=(after, side), message="m2\n"),
+    ] == list(listed)
+    assert () == history.merge_commits(second, [second])
+    assert (listed[1],) == history.merge_commits(second, [after])

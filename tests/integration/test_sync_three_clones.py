@@ -68,6 +68,11 @@ def memory_files(store: Store) -> dict[str, bytes]:
     return {e.path: blobs[e.blob_sha] for e in entries}
 
 
+def facts_of(store: Store, path: str) -> set[bytes]:
+    """The workload's facts the memory at ``path`` states."""
+    return set(FACT.findall(store.services.git.read_working_file(path)))
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_three_machines_syncing_at_random_lose_nothing(tmp_path: Path, seed: int) -> None:
     """A few hundred random operations over three clones, then a final sync of each."""
@@ -85,8 +90,8 @@ def test_three_machines_syncing_at_random_lose_nothing(tmp_path: Path, seed: int
     stores = [memhtml.open(root, environ=ENV, embedder=False) for root in roots]
     rng = random.Random(seed)
     facts: list[bytes] = []
-    reinforced: set[str] = set()
-    moved_on: set[str] = set()  # paths archived or corrected: their rows moved with them
+    reinforced: set[bytes] = set()  # the facts of the memories reinforced
+    moved_on: set[bytes] = set()  # the facts of memories archived or corrected
     cases: list[tuple[str, str, str | None]] = []
     try:
         for step in range(OPERATIONS):
@@ -104,11 +109,11 @@ def test_three_machines_syncing_at_random_lose_nothing(tmp_path: Path, seed: int
                     facts.append(fact.encode())
                 elif roll < 0.68:
                     request = CorrectRequest(title=f"Corrected {step}", claim=fact + ".")
-                    moved_on.add(target := rng.choice(paths))
+                    moved_on.update(facts_of(store, target := rng.choice(paths)))
                     store.correct(target, request)
                     facts.append(fact.encode())
                 elif roll < 0.78:
-                    moved_on.add(target := rng.choice(paths))
+                    moved_on.update(facts_of(store, target := rng.choice(paths)))
                     store.archive(target, "random workload")
                 elif roll < 0.90:
                     a, b = rng.sample(paths, 2)
@@ -116,7 +121,7 @@ def test_three_machines_syncing_at_random_lose_nothing(tmp_path: Path, seed: int
                 else:
                     target = rng.choice(paths)
                     store.reinforce([target], rng.choice(["positive", "negative", "neutral"]))
-                    reinforced.add(target)
+                    reinforced.update(facts_of(store, target))
             except (NotFound, InvalidInput, InvalidMemory, Conflict):
                 pass  # a target another machine's merge just moved, or a duplicate title
         for _ in range(2):  # twice: the last machine's merge reaches the first two
@@ -139,9 +144,11 @@ def test_three_machines_syncing_at_random_lose_nothing(tmp_path: Path, seed: int
     assert {} == duplicated, (holders, cases)
     assert sidecars[0] == sidecars[1] == sidecars[2]
     rows = {row.path for row in parse_sidecar(sidecars[0]).rows}
-    # A path archived or corrected is reused by later writes while its row moved with the memory;
-    # rows do not yet follow files a merge moves aside (docs/sync.md §6).
-    assert set() == {p for p in reinforced - moved_on if p in trees[0]} - rows
+    # Each reinforced memory's row is where the memory is now, wherever a merge moved it. One
+    # archived or corrected is left out: its row follows the archive on the machine that ran it
+    # only (docs/sync.md §7).
+    located = {fact: path for path, body in trees[0].items() for fact in FACT.findall(body)}
+    assert set() == {fact for fact in reinforced - moved_on if located[fact] not in rows}
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
     for where in (*roots, remote):
         fsck = subprocess.run(

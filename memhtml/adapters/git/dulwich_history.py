@@ -11,6 +11,7 @@ from dulwich.diff_tree import tree_changes
 from dulwich.graph import find_merge_base
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
+from dulwich.walk import ORDER_TOPO
 
 from memhtml.adapters.git.failures import git_operation
 from memhtml.adapters.git.repository import (
@@ -21,7 +22,7 @@ from memhtml.adapters.git.repository import (
     tree_path_lookup,
 )
 from memhtml.domain.sync_values import Stamp
-from memhtml.ports.git_history import AheadBehind, PathChange
+from memhtml.ports.git_history import AheadBehind, MergeCommit, PathChange
 
 HISTORY_OPERATION: Final = "history"
 
@@ -102,6 +103,25 @@ class DulwichHistory:
                 if not wanted:
                     break
         return found
+
+    def merge_commits(self, tip: str, since: Sequence[str]) -> tuple[MergeCommit, ...]:
+        """See ``GitHistory.merge_commits``."""
+        with self._repo() as repo:
+            walker = repo.get_walker(
+                include=[_oid(tip)],
+                exclude=[_oid(s) for s in since],
+                order=ORDER_TOPO,
+                reverse=True,
+            )
+            return tuple(
+                MergeCommit(
+                    sha=entry.commit.id.decode("ascii"),
+                    parents=tuple(p.decode("ascii") for p in entry.commit.parents),
+                    message=entry.commit.message.decode("utf-8", errors="replace"),
+                )
+                for entry in walker
+                if len(entry.commit.parents) > 1
+            )
 
     @contextmanager
     def _repo(self) -> Iterator[Repo]:

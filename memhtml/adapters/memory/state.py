@@ -9,6 +9,7 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.domain.instants import instant_ms
 from memhtml.domain.reinforce import ReinforceResult, Signal, merge_access, reinforce_step
 from memhtml.domain.sidecar import parse_sidecar, render_sidecar
+from memhtml.domain.sync_sidecar import move_access_rows
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.recorder import SessionLink
 from memhtml.ports.state_plane import StateImport
@@ -60,6 +61,19 @@ class MemoryStatePlane:
             for row in parsed.rows:
                 self._t.access[row.path] = merge_access(self._t.access.get(row.path), row)
         return StateImport(merged=len(parsed.rows), skipped=parsed.skipped)
+
+    def move_access(self, moves: Sequence[tuple[str, str]]) -> int:
+        """See ``StatePlane.move_access``."""
+        count = 0
+        with self._t.transaction("move access rows"):
+            for source, target in moves:
+                if source == target or source not in self._t.access:
+                    continue
+                moved = move_access_rows(self._t.access, [(source, target)])
+                self._t.access.clear()
+                self._t.access.update(moved)
+                count += 1
+        return count
 
 
 class MemoryRecorder:

@@ -52,28 +52,33 @@ twin compares them.
 """
 
 
+ROW_SELECT: Final = (
+    "SELECT path, access_count, reinforcement_count, outcome_score, last_accessed_at, "
+    "last_reinforced_at, updated_at FROM state.access"
+)
+
+
 def access_rows(db: Database) -> tuple[AccessRow, ...]:
     """Every ``state.access`` row, ordered by path in SQL so two exports are byte-equal.
 
     Raises:
         StorageFailure: The plane is missing or unreadable.
     """
-    rows = db.all(
-        "SELECT path, access_count, reinforcement_count, outcome_score, last_accessed_at, "
-        "last_reinforced_at, updated_at FROM state.access ORDER BY path",
-        operation="read access rows",
-    )
-    return tuple(
-        AccessRow(
-            path=str(path),
-            access_count=_count(count),
-            reinforcement_count=_count(reinforced),
-            outcome_score=_score(outcome),
-            last_accessed_at=None if accessed is None else str(accessed),
-            last_reinforced_at=None if reinforced_at is None else str(reinforced_at),
-            updated_at=str(updated),
-        )
-        for path, count, reinforced, outcome, accessed, reinforced_at, updated in rows
+    rows = db.all(f"{ROW_SELECT} ORDER BY path", operation="read access rows")
+    return tuple(_access_row(row) for row in rows)
+
+
+def _access_row(row: Sequence[SqlValue], *, path: str | None = None) -> AccessRow:
+    """A selected row as an ``AccessRow`` (at ``path`` when given)."""
+    at, count, reinforced, outcome, accessed, reinforced_at, updated = row
+    return AccessRow(
+        path=str(at) if path is None else path,
+        access_count=_count(count),
+        reinforcement_count=_count(reinforced),
+        outcome_score=_score(outcome),
+        last_accessed_at=None if accessed is None else str(accessed),
+        last_reinforced_at=None if reinforced_at is None else str(reinforced_at),
+        updated_at=str(updated),
     )
 
 
@@ -90,6 +95,18 @@ def _score(value: SqlValue) -> float:
     raise StorageFailure("read access rows")
 
 
+def _merge_params(row: AccessRow) -> tuple[SqlValue, ...]:
+    return (
+        row.path,
+        row.access_count,
+        row.reinforcement_count,
+        row.outcome_score,
+        row.last_accessed_at,
+        row.last_reinforced_at,
+        row.updated_at,
+    )
+
+
 def merge_access_rows(db: Database, rows: Sequence[AccessRow]) -> None:
     """Merge ``rows`` into the plane in order, :data:`WRITE_BATCH_SIZE` per transaction.
 
@@ -98,21 +115,7 @@ def merge_access_rows(db: Database, rows: Sequence[AccessRow]) -> None:
     Raises:
         StorageFailure: A batch fails; earlier batches stay.
     """
-    writes: list[Write] = [
-        (
-            MERGE_SQL,
-            (
-                row.path,
-                row.access_count,
-                row.reinforcement_count,
-                row.outcome_score,
-                row.last_accessed_at,
-                row.last_reinforced_at,
-                row.updated_at,
-            ),
-        )
-        for row in rows
-    ]
+    writes: list[Write] = [(MERGE_SQL, _merge_params(row)) for row in rows]
     for start in range(0, len(writes), WRITE_BATCH_SIZE):
         db.write_all(writes[start : start + WRITE_BATCH_SIZE], operation="import access rows")
         fault_point("state.batch")
@@ -144,6 +147,35 @@ class SqliteStatePlane:
         parsed = parse_sidecar(sidecar)
         merge_access_rows(self._db, parsed.rows)
         return StateImport(merged=len(parsed.rows), skipped=parsed.skipped)
+
+    def move_access(self, moves: Sequence[tuple[str, str]]) -> int:
+        """See ``StatePlane.move_access``: per move, the source row is read, deleted and
+        merged into the target by ``MERGE_SQL`` (the twin of ``merge_access``) in one
+        transaction.
+
+        Raises:
+            StorageFailure: No state plane is attached, or a write fails.
+        """
+        self._require_state("move access rows")
+        count = 0
+        for source, target in moves:
+            if source == target:
+                continue
+            row = self._db.get(
+                f"{ROW_SELECT} WHERE path = ?", (source,), operation="read an access row"
+            )
+            if row is None:
+                continue
+            moved = _access_row(row, path=target)
+            self._db.write_all(
+                [
+                    ("DELETE FROM state.access WHERE path = ?", (source,)),
+                    (MERGE_SQL, _merge_params(moved)),
+                ],
+                operation="move access rows",
+            )
+            count += 1
+        return count
 
     def _require_state(self, operation: str) -> None:
         if not self._db.has_state:

@@ -15,6 +15,7 @@ import attrs
 from memhtml.app.use_cases.conflicts import FrameConflict, frame_conflicts
 from memhtml.app.use_cases.doctor_fix import Repair
 from memhtml.app.use_cases.recovery_report import StoreFinding, needs_attention
+from memhtml.app.use_cases.sync_status import SyncStatus
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.findings import Finding
 from memhtml.domain.paths import is_indexable_path
@@ -55,6 +56,7 @@ class DoctorPorts:
     has_state: bool
     recovery: tuple[StoreFinding, ...] = ()
     history: HistoryStore | None = None
+    sync: SyncStatus | None = None
 
 
 NO_HISTORY_WARNING: Final = (
@@ -92,6 +94,8 @@ class DoctorReport:
         has_state: The state plane is attached.
         recovery: What killed commands or damaged files left, each with its fix (issue 14).
         repaired: What ``--fix`` changed; ``None`` when it was not asked for.
+        sync: The store against its sync remote (ahead, behind, the last sync), from local
+            refs only; informative, never against ``healthy``.
     """
 
     root: str
@@ -121,6 +125,7 @@ class DoctorReport:
     has_state: bool
     recovery: tuple[StoreFinding, ...] = ()
     repaired: Repair | None = None
+    sync: SyncStatus | None = None
 
 
 def doctor_with(ports: DoctorPorts) -> DoctorReport:
@@ -188,6 +193,7 @@ def doctor_with(ports: DoctorPorts) -> DoctorReport:
         warnings=tuple(warnings),
         has_state=ports.has_state,
         recovery=ports.recovery,
+        sync=ports.sync,
     )
 
 

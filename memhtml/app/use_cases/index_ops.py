@@ -11,6 +11,7 @@ from typing import Final
 
 import attrs
 
+from memhtml.app.use_cases.sync_status import SyncStatus
 from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.history_store import HistoryStore
 from memhtml.ports.index_census import IndexCensus
@@ -54,6 +55,8 @@ class IndexStatus:
             (docs/index-schema.md §7); false for an index built before them or whose line
             was rewritten, until ``index rebuild``.
         history_commits: Commits of the first-parent line the spans describe.
+        sync: The store against its sync remote, from local refs (``use_cases/sync_status``);
+            ``None`` when it was not asked for.
     """
 
     head_sha: str | None
@@ -79,6 +82,7 @@ class IndexStatus:
     stale_fix: str | None = None
     history_built: bool = False
     history_commits: int = 0
+    sync: SyncStatus | None = None
 
 
 def staleness(
@@ -162,9 +166,10 @@ def status_with(
     has_state: bool,
     head: str | None = None,
     history: HistoryStore | None = None,
+    sync: SyncStatus | None = None,
 ) -> IndexStatus:
     """Assemble the status from the watermark row, the coverage and the census; ``head`` is
-    HEAD's commit, which the watermark is compared with.
+    HEAD's commit, which the watermark is compared with; ``sync`` is reported as given.
 
     Raises:
         StorageFailure: The index cannot be read.
@@ -199,4 +204,5 @@ def status_with(
         stale_fix=fix,
         history_built=line is not None and line.built,
         history_commits=0 if line is None else line.commits,
+        sync=sync,
     )

@@ -23,8 +23,8 @@ from typing import Final, Literal
 import attrs
 
 from memhtml.app.use_cases.state_ops import export_with, import_with
+from memhtml.app.use_cases.sync_rows import follow_merge_moves, merge_message
 from memhtml.app.use_cases.sync_trees import decide, load_merge, merge_output
-from memhtml.domain.commit_messages import OP_SYNC, commit_message
 from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.domain.sync_values import MergePlan
 from memhtml.faults import fault_point
@@ -152,10 +152,22 @@ def sync_with(
     info = ports.remote.remote(remote)
     exported = False
     if not dry_run and ports.state is not None:
+        # Rows a merge moved that a killed sync did not move yet go first, so the import below
+        # cannot merge them into the file now at their old path.
+        last = ports.remote.last_sync(remote)
+        follow_merge_moves(
+            ports.state,
+            ports.history,
+            ports.git,
+            ports.codec,
+            before=None if last is None else last.head,
+            after=ports.git.head(),
+        )
         # The committed sidecar first joins the table (a fresh clone's table is empty, a
         # killed sync may not have imported it), so the export never drops a row.
         _import_state(ports)
         exported = export_with(ports.state, ports.git, ports.writer).written
+    start = ports.git.head()
     tries = max(1, attempts)
     for attempt in range(tries):
         try:
@@ -174,6 +186,9 @@ def sync_with(
         report = ports.indexer.update(embed=ports.embed, progress=progress)
         indexed = report.added + report.modified + report.removed + report.renamed
         fault_point("sync.indexed")
+        follow_merge_moves(
+            ports.state, ports.history, ports.git, ports.codec, before=start, after=done.head_after
+        )
         rows = _import_state(ports)
         ports.remote.record_sync(
             SyncMark(
@@ -264,19 +279,13 @@ def _round(ports: SyncPorts, remote: str, *, dry_run: bool, progress: ProgressSi
         parents=(ours, theirs),
         edits=output.edits,
         writes=output.writes,
-        message=commit_message(OP_SYNC, _subject(remote, plan)),
+        message=merge_message(remote, plan),
     )
     ports.landing.advance(expected_head=ours, target=merged)
     fault_point("sync.merged")
     ports.remote.push(remote, new=merged, expected=theirs, progress=progress)
     fault_point("sync.pushed")
     return ended(MERGED, merged, merged, plan, output.skipped_edits)
-
-
-def _subject(remote: str, plan: MergePlan) -> str:
-    cases = len(plan.cases)
-    tail = "" if not cases else f" ({cases} case{'s' if cases != 1 else ''} reported)"
-    return f"merge {remote}{tail}"
 
 
 def _import_state(ports: SyncPorts) -> int:

@@ -15,6 +15,7 @@ import attrs
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.meta_names import SUPERSEDED_BY
 from memhtml.domain.paths import is_indexable_path
+from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.domain.sync_ledger import Key
 from memhtml.domain.sync_merge import plan_merge, required_stamps
 from memhtml.domain.sync_sidecar import merge_sidecars
@@ -35,7 +36,7 @@ from memhtml.domain.sync_values import (
     Version,
     other_side,
 )
-from memhtml.ports.git import GitPort
+from memhtml.ports.git import GitPort, blob_sha
 from memhtml.ports.git_history import GitHistory
 from memhtml.ports.git_writer import FileWrite, TreeEdit
 from memhtml.ports.memory_codec import MemoryCodec
@@ -129,12 +130,21 @@ def load_merge(
             # that picked it) sorts first: the other side's dated change wins.
             stamps[(side, path)] = touches.get(path, Stamp(time=0, commit=tip))
     touched = set(sides.touched())
+    listed = {tip: git.list_tree(tip) for tip in (ours, theirs)}
     occupied = frozenset(
-        entry.path
-        for tip in (ours, theirs)
-        for entry in git.list_tree(tip)
-        if entry.path not in touched
+        entry.path for entries in listed.values() for entry in entries if entry.path not in touched
     )
+    if SIDECAR_PATH not in touched:
+        # Untouched, it is still merged when rows must follow moved memories: give the plan
+        # its (equal) versions, which ``touched`` ignores.
+        held = {e.blob_sha for e in listed[ours] if e.path == SIDECAR_PATH}
+        if held:
+            same = {SIDECAR_PATH: Version(blob=held.pop())}
+            sides = MergeSides(
+                base={**sides.base, **same},
+                ours={**sides.ours, **same},
+                theirs={**sides.theirs, **same},
+            )
     return MergeInput(sides=sides, stamps=stamps, occupied=occupied)
 
 
@@ -151,7 +161,9 @@ def merge_output(
     wanted: set[str] = set()
     for held in plan.final.values():
         if isinstance(held, SidecarMerge):
-            wanted.update(_blob_of(sides, side, held.path) for side in (OURS, THEIRS))
+            wanted.update(
+                v.blob for side in (OURS, THEIRS) if (v := sides.version(side, held.path))
+            )
         elif held.edits:
             wanted.add(_blob_of(sides, held.side, held.source))
     data = git.read_blobs(sorted(wanted)) if wanted else {}
@@ -165,10 +177,16 @@ def merge_output(
             if current is not None:
                 edits.append(TreeEdit(path=path, blob_sha=None))
         elif isinstance(placed, SidecarMerge):
-            earlier = data[_blob_of(sides, other_side(placed.later), path)]
-            later = data[_blob_of(sides, placed.later, path)]
-            merged = merge_sidecars(_text(earlier), _text(later))
-            writes.append(FileWrite(path=path, data=merged.text.encode("utf-8")))
+            first = other_side(placed.later)
+            merged = merge_sidecars(
+                _side_text(sides, data, first, path),
+                _side_text(sides, data, placed.later, path),
+                earlier_moves=_moves_of(plan, first),
+                later_moves=_moves_of(plan, placed.later),
+            )
+            body = merged.text.encode("utf-8")
+            if current is None or blob_sha(body) != current.blob:
+                writes.append(FileWrite(path=path, data=body))
         elif placed.edits:
             body, refused = _edited(
                 codec, data[_blob_of(sides, placed.side, placed.source)], placed
@@ -191,6 +209,17 @@ def _blob_of(sides: MergeSides, side: Side, path: str) -> str:
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
+
+
+def _side_text(sides: MergeSides, data: Mapping[str, bytes], side: Side, path: str) -> str:
+    """A side's sidecar text; empty where that side has none."""
+    found = sides.version(side, path)
+    return "" if found is None else _text(data[found.blob])
+
+
+def _moves_of(plan: MergePlan, side: Side) -> dict[str, str]:
+    """Where the merge moved ``side``'s memories, by their path on that side."""
+    return {moved.source: moved.target for moved in plan.moved if moved.side == side}
 
 
 def _edited(codec: MemoryCodec, data: bytes, placed: Placement) -> tuple[bytes, int]:

@@ -9,6 +9,7 @@ import pytest
 from memhtml.domain.reinforce import AccessRow, Signal
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.sidecar import parse_sidecar, render_sidecar
+from memhtml.domain.sync_sidecar import move_access_rows
 from memhtml.ports.health import DanglingLink, InboxDepths
 from memhtml.ports.index_census import IndexCounts
 from memhtml.ports.recorder import SessionLink
@@ -111,3 +112,20 @@ def test_the_state_plane_round_trips_through_the_sidecar(storage: Storage) -> No
     assert [A.path, B.path] == [row.path for row in rows]
     assert (2, 1) == (merged.merged, merged.skipped)
     assert (7, 1.0) == (after[A.path].access_count, after[A.path].outcome_score)
+
+
+def test_moving_access_rows_follows_the_twin(storage: Storage) -> None:
+    """A row moves to a free path, merges into a held one by the import rule, and a move whose
+    source holds no row changes nothing: the plane ends as ``move_access_rows`` says."""
+    storage.access.reinforce([A.path], Signal.POSITIVE, NOW)
+    storage.access.reinforce([B.path], Signal.NEGATIVE, "2026-09-15T00:00:00Z")
+    before = {row.path: row for row in parse_sidecar(storage.state.export_access()).rows}
+    moves = [
+        (A.path, "areas/inbox/a-2.html"),
+        ("areas/inbox/none.html", B.path),
+        (B.path, OLD.path),
+    ]
+    moved = storage.state.move_access(moves)
+    after = {row.path: row for row in parse_sidecar(storage.state.export_access()).rows}
+    assert (2, move_access_rows(before, moves)) == (moved, after)
+    assert [OLD.path, "areas/inbox/a-2.html"] == sorted(after)

@@ -69,6 +69,7 @@ STATUS_KEYS: Final = (
     "staleFix",
     "historyBuilt",
     "historyCommits",
+    "sync",
 )
 REASON_SEPARATOR: Final = "; "
 # Details hold semicolons of their own ("file is … bytes; the limit is …").
@@ -175,7 +176,8 @@ def embed(dry_run: bool) -> CommandResult:
 @index.command("status")
 @emits(REPORT_TYPE, examples=("memhtml index status",))
 def status() -> CommandResult:
-    """Show the index's watermark, vector space, coverage and row counts."""
+    """Show the index's watermark, vector space, coverage and row counts, and where the store
+    stands against its sync remote (local refs only)."""
     # Status loads no model: it only compares the configured space with the stored one.
     with open_here(embedder=False) as store:
         report = store.index_status()

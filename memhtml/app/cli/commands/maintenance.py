@@ -36,6 +36,7 @@ DOCTOR_KEYS: Final = (
     "chunks",
     "embeddings",
     "dirty",
+    "sync",
     "warnings",
     "recovery",
 )
@@ -62,6 +63,9 @@ def register(group: click.Group) -> None:
 @emits("doctor.report", examples=("memhtml doctor", "memhtml doctor --fix"))
 def doctor(fix: bool) -> CommandResult:
     """Check the store: file format, links, inbox depth, index freshness and vector coverage.
+
+    ``sync`` says where the store stands against its sync remote (ahead, behind, the last
+    sync), from local refs only; it never counts against ``healthy``.
 
     A healthy store exits 0 with the report. Anything to act on fails with
     ERR_STORE_UNHEALTHY (exit 1): the message lists it, the suggestions fix it, and the
