@@ -3,9 +3,9 @@
 The writers' order (``dulwich_writer``) makes the branch move the commit point: a journal
 whose writer is gone and whose branch still holds the old commit is undone (its objects stay
 as unreachable garbage, which ``git gc`` prunes); one whose branch holds the new commit is
-finished (``commit_finish``). A branch holding neither was moved by someone else since: the
-journal is dropped and the working tree left alone. Lock files and half-written object files
-are removed when their writer is provably gone (``locks``).
+finished (``recovery_finish``, ``commit_finish``). A branch holding neither was moved by
+someone else since: the journal is dropped and the working tree left alone. Lock files and
+half-written object files are removed when their writer is provably gone (``locks``).
 """
 
 from __future__ import annotations
@@ -17,23 +17,19 @@ from pathlib import Path
 from typing import Final
 
 import attrs
-from dulwich.file import FileLocked, GitFile
 from dulwich.objects import Commit, ObjectID
 from dulwich.refs import HEADREF, Ref
 from dulwich.repo import Repo
 
 from memhtml.adapters.git import journal as journals
-from memhtml.adapters.git.commit_finish import finish_working_tree, tree_records, updated_index
 from memhtml.adapters.git.index_file import read_index, tree_id
 from memhtml.adapters.git.journal import Journal, UnreadableJournal
 from memhtml.adapters.git.leftovers import (
     LOCK_SUFFIX,
-    SHOWN_PATHS,
     SLACK_NS,
     made_since,
     object_leftovers,
     removed,
-    temp_files_in,
     walk_temp_files,
 )
 from memhtml.adapters.git.locks import (
@@ -42,8 +38,16 @@ from memhtml.adapters.git.locks import (
     inode_of,
     judge_unclaimed_lock,
 )
+from memhtml.adapters.git.recovery_finish import (
+    after_journal,
+    claimed_inode,
+    drop_own_index_lock,
+    finish,
+    index_lock,
+    make_finding,
+    short,
+)
 from memhtml.adapters.git.repository import head_commit
-from memhtml.faults import fault_point
 from memhtml.ports.git_writer import (
     FOUND_COMMIT_IN_PROGRESS,
     FOUND_HELD_LOCK,
@@ -82,11 +86,11 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
     dead: list[Journal | UnreadableJournal] = []
     for entry in entries:
         if isinstance(entry, Journal) and journals.is_alive(entry.owner):
-            claim = _claimed_inode(repo, entry)
+            claim = claimed_inode(repo, entry)
             if claim is not None:
                 claimed.add(claim)
             detail = f"process {entry.owner.pid} is committing on {entry.ref}"
-            found.append(_finding(FOUND_COMMIT_IN_PROGRESS, detail, False))
+            found.append(make_finding(FOUND_COMMIT_IN_PROGRESS, detail, False))
         elif journals.unchanged(entry):
             # Read again after the liveness check: a writer that finished meanwhile took its
             # journal with it, and one that died left it exactly as it was.
@@ -96,10 +100,10 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
         if isinstance(entry, UnreadableJournal):
             if repair:
                 journals.remove(entry)
-            found.append(_finding(FOUND_INTERRUPTED_COMMIT, f"unreadable {entry.path}", repair))
+            found.append(make_finding(FOUND_INTERRUPTED_COMMIT, f"unreadable {entry.path}", repair))
             continue
         if not repair:
-            claim = _claimed_inode(repo, entry)
+            claim = claimed_inode(repo, entry)
             if claim is not None:
                 claimed.add(claim)  # its fate follows the journal's
         found.extend(_resolve(repo, root, git_dir, entry, repair=repair, others_live=live))
@@ -113,16 +117,6 @@ def run_recovery(repo: Repo, *, repair: bool, sweep: bool) -> tuple[RecoveryFind
         if finding.repaired:
             _log.warning("repaired %s: %s", finding.kind, finding.detail)
     return tuple(found)
-
-
-def _finding(kind: str, detail: str, repaired: bool, path: Path | None = None) -> RecoveryFinding:
-    return RecoveryFinding(
-        kind=kind, detail=detail, repaired=repaired, path=None if path is None else str(path)
-    )
-
-
-def _short(sha: str | None) -> str:
-    return "(unborn)" if sha is None else sha[:7]
 
 
 def _ref_value(repo: Repo, ref: str) -> str | None:
@@ -140,137 +134,28 @@ def _resolve(
     if entry.new is not None and current == entry.new:
         if not repair:
             detail = (
-                f"a commit on {entry.ref} ({_short(entry.new)}) died after the branch moved; "
+                f"a commit on {entry.ref} ({short(entry.new)}) died after the branch moved; "
                 "its working files and index are still to be brought to it"
             )
-            return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False)]
-        return _finish(repo, root, git_dir, entry, (entry.old, entry.new), others_live=others_live)
+            return [make_finding(FOUND_INTERRUPTED_COMMIT, detail, False)]
+        return finish(repo, root, git_dir, entry, (entry.old, entry.new), others_live=others_live)
     undone = entry.new is None or current == entry.old
     if undone:
         detail = (
             f"a commit on {entry.ref} died before the branch moved: "
-            f"{'undone' if repair else 'to be undone'}, HEAD stays at {_short(entry.old)}"
+            f"{'undone' if repair else 'to be undone'}, HEAD stays at {short(entry.old)}"
         )
     else:
         detail = (
             f"a commit on {entry.ref} died and the branch was moved since (to "
-            f"{_short(current)}): its journal is {'dropped' if repair else 'to be dropped'}, "
+            f"{short(current)}): its journal is {'dropped' if repair else 'to be dropped'}, "
             "the working tree left as it is"
         )
-    found = [_finding(FOUND_INTERRUPTED_COMMIT, detail, repair)]
+    found = [make_finding(FOUND_INTERRUPTED_COMMIT, detail, repair)]
     if repair:
-        _drop_own_index_lock(repo, entry, others_live=others_live)
-        found.extend(_after_journal(root, git_dir, entry, directories=frozenset()))
+        drop_own_index_lock(repo, entry, others_live=others_live)
+        found.extend(after_journal(root, git_dir, entry, directories=frozenset()))
         journals.remove(entry)
-    return found
-
-
-def _index_lock(repo: Repo) -> Path:
-    return Path(repo.index_path() + LOCK_SUFFIX)
-
-
-def _claimed_inode(repo: Repo, entry: Journal) -> int | None:
-    """The inode of the index lock ``entry``'s writer holds (or held), if it is there."""
-    lock = _index_lock(repo)
-    if journals.claims_lock(entry, lock, Path(repo.index_path())):
-        return inode_of(lock)
-    return None
-
-
-def _drop_own_index_lock(repo: Repo, entry: Journal, *, others_live: bool) -> bool:
-    """Remove the index lock the dead writer created; never one a git command took later.
-
-    See ``journal.claims_lock``. A lock recognised only by its time (the writer died before
-    recording its inode) is left while another writer is committing or a git process works
-    here: it may be theirs.
-    """
-    lock = _index_lock(repo)
-    if _claimed_inode(repo, entry) is None:
-        return False
-    if entry.lock_inode is None and (others_live or git_process_in(Path(repo.path)) is not None):
-        return False
-    lock.unlink(missing_ok=True)
-    return True
-
-
-def _finish(
-    repo: Repo,
-    root: Path,
-    git_dir: Path,
-    entry: Journal,
-    commits: tuple[str | None, str],
-    *,
-    others_live: bool,
-) -> list[RecoveryFinding]:
-    """Bring the working tree and the index to a landed commit under a fresh index lock.
-
-    ``commits`` is the branch's commit before and after the interrupted commit.
-    """
-    old, new = commits
-    found: list[RecoveryFinding] = []
-    lock_path = _index_lock(repo)
-    if lock_path.exists() and not _drop_own_index_lock(repo, entry, others_live=others_live):
-        verdict = judge_unclaimed_lock(lock_path, root)
-        if not verdict.stale:
-            detail = f"{lock_path} is held ({verdict.reason}); commit {_short(new)} waits for it"
-            return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False, lock_path)]
-        lock_path.unlink(missing_ok=True)
-        found.append(_finding(FOUND_STALE_LOCK, f"{lock_path} ({verdict.reason})", True, lock_path))
-    # The journal names this process before the lock is taken (as a commit's does), so a
-    # finish killed at any instant leaves a lock its successor recognises.
-    entry = attrs.evolve(
-        entry, owner=journals.current_owner(), lock_inode=None, started_ns=time.time_ns()
-    )
-    journals.write(entry)
-    try:
-        lock = GitFile(repo.index_path(), "wb")
-    except FileLocked:
-        detail = f"{lock_path} was taken meanwhile; commit {_short(new)} waits for it"
-        return [_finding(FOUND_INTERRUPTED_COMMIT, detail, False, lock_path)]
-    with lock:
-        entry = attrs.evolve(entry, lock_inode=inode_of(lock_path))
-        journals.write(entry)
-        tree = finish_working_tree(repo, root, old, new)
-        try:
-            records = read_index(repo.index_path())
-        except ValueError:
-            # An index that does not parse holds nothing worth keeping: start from the commit.
-            records = tree_records(repo, new)
-        lock.write(updated_index(records, root, tree.edits, set(tree.verified)))
-    fault_point("recover.index")
-    detail = (
-        f"a commit on {entry.ref} ({_short(new)}) died after the branch moved: finished, "
-        f"{tree.written} working files brought to it"
-    )
-    if tree.kept:
-        shown = ", ".join(tree.kept[:SHOWN_PATHS])
-        more = "…" if len(tree.kept) > SHOWN_PATHS else ""
-        detail += f"; {len(tree.kept)} files edited since are kept as they are ({shown}{more})"
-    found.insert(0, _finding(FOUND_INTERRUPTED_COMMIT, detail, True))
-    found.extend(_after_journal(root, git_dir, entry, directories=tree.directories))
-    journals.remove(entry)
-    return found
-
-
-def _after_journal(
-    root: Path, git_dir: Path, entry: Journal, *, directories: frozenset[str]
-) -> list[RecoveryFinding]:
-    """Remove the dead writer's branch lock, object leftovers and temporary working files."""
-    found: list[RecoveryFinding] = []
-    busy = git_process_in(root) is not None
-    ref_lock = git_dir / (entry.ref + LOCK_SUFFIX)
-    if not busy and made_since(ref_lock, entry.started_ns):
-        ref_lock.unlink(missing_ok=True)
-        found.append(_finding(FOUND_STALE_LOCK, str(ref_lock), True))
-    if not busy:
-        leftovers = [p for p in object_leftovers(git_dir) if made_since(p, entry.started_ns)]
-        found.extend(removed(FOUND_OBJECT_LEFTOVERS, leftovers, git_dir))
-    temporary = [
-        path
-        for directory in sorted(directories)
-        for path in temp_files_in(root / directory if directory else root)
-    ]
-    found.extend(removed(FOUND_TEMP_FILES, temporary, root))
     return found
 
 
@@ -281,7 +166,7 @@ def _unclaimed_locks(
     found: list[RecoveryFinding] = []
     names, _ = repo.refs.follow(HEADREF)
     branch = names[-1].decode("utf-8", "replace") if names else "HEAD"
-    for lock in (_index_lock(repo), git_dir / (branch + LOCK_SUFFIX)):
+    for lock in (index_lock(repo), git_dir / (branch + LOCK_SUFFIX)):
         inode = inode_of(lock)
         if inode is None or inode in claimed:
             continue
@@ -289,9 +174,9 @@ def _unclaimed_locks(
         if verdict.stale:
             if repair:
                 lock.unlink(missing_ok=True)
-            found.append(_finding(FOUND_STALE_LOCK, f"{lock} ({verdict.reason})", repair, lock))
+            found.append(make_finding(FOUND_STALE_LOCK, f"{lock} ({verdict.reason})", repair, lock))
         else:
-            found.append(_finding(FOUND_HELD_LOCK, f"{lock} ({verdict.reason})", False, lock))
+            found.append(make_finding(FOUND_HELD_LOCK, f"{lock} ({verdict.reason})", False, lock))
     return found
 
 
@@ -307,7 +192,7 @@ def _sweep(
         if repair:
             found.extend(removed(FOUND_TEMP_FILES, temporary, root))
         else:
-            found.append(_finding(FOUND_TEMP_FILES, f"{len(temporary)} left", False))
+            found.append(make_finding(FOUND_TEMP_FILES, f"{len(temporary)} left", False))
     if git_process_in(root) is None:
         cutoff = time.time_ns() - int(STALE_LOCK_AGE_S * 1e9)
         old = [p for p in object_leftovers(git_dir) if not made_since(p, cutoff + SLACK_NS)]
@@ -315,7 +200,7 @@ def _sweep(
             if repair:
                 found.extend(removed(FOUND_OBJECT_LEFTOVERS, old, git_dir))
             else:
-                found.append(_finding(FOUND_OBJECT_LEFTOVERS, f"{len(old)} left", False))
+                found.append(make_finding(FOUND_OBJECT_LEFTOVERS, f"{len(old)} left", False))
     if not journaled or repair:
         # A journal already explains (and its repair fixes) an index left behind HEAD.
         found.extend(_index_behind_head(repo, root, git_dir, repair=repair))
@@ -345,8 +230,8 @@ def _index_behind_head(
         return []
     new, old = head.decode("ascii"), commit.parents[0].decode("ascii")
     if not repair:
-        detail = f"the index is at {_short(old)}, HEAD's parent: commit {_short(new)} never landed"
-        return [_finding(FOUND_INDEX_BEHIND, detail, False)]
+        detail = f"the index is at {short(old)}, HEAD's parent: commit {short(new)} never landed"
+        return [make_finding(FOUND_INDEX_BEHIND, detail, False)]
     names, _ = repo.refs.follow(HEADREF)
     entry = Journal(
         path=git_dir / f"{journals.JOURNAL_PREFIX}sweep{journals.JOURNAL_SUFFIX}",
@@ -359,5 +244,5 @@ def _index_behind_head(
     )
     return [
         attrs.evolve(f, kind=FOUND_INDEX_BEHIND) if f.kind == FOUND_INTERRUPTED_COMMIT else f
-        for f in _finish(repo, root, git_dir, entry, (old, new), others_live=False)
+        for f in finish(repo, root, git_dir, entry, (old, new), others_live=False)
     ]
