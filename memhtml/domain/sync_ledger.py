@@ -24,6 +24,7 @@ from memhtml.domain.sync_values import (
     Side,
     SidecarMerge,
     Stamp,
+    other_side,
 )
 
 Key = tuple[Side, str]
@@ -152,22 +153,35 @@ class MergeLedger:
         return linked
 
     def _own_retargets(self, key: Key, facts: MemoryFacts | None) -> tuple[HeadEdit, ...]:
-        """The side's own new links (and superseded-by) to a file that moved, re-pointed."""
+        """The side's own new links (and superseded-by) to a file that moved, re-pointed.
+
+        A file both sides hold identically belongs to neither: its link follows a move only
+        when both sides moved the target to the same place. Otherwise (each side's memory at
+        the target went its own way) the link stays on the path, whichever side placed the
+        file, so swapping the sides gives the same tree.
+        """
         if facts is None:
             return ()
         side, source = key
         base = self.sides.base.get(source)
         old = base.memory if base is not None else None
         old_links = old.links if old is not None else frozenset()
+        other = other_side(side)
+        shared = self.sides.version(side, source) == self.sides.version(other, source)
+
+        def moved(target: str) -> str:
+            new = self.mapped(side, target)
+            return new if not shared or self.mapped(other, target) == new else target
+
         edits: list[HeadEdit] = []
         for rel, target in sorted(facts.links - old_links):
-            new = self.mapped(side, target)
+            new = moved(target)
             if new != target:
                 edits.append(RetargetLink(rel=rel, old=target, new=new))
         sb = facts.superseded_by
         fresh = sb is not None and sb != (old.superseded_by if old is not None else None)
-        if sb is not None and fresh and self.mapped(side, sb) != sb:
-            edits.append(SetSupersededBy(target=self.mapped(side, sb)))
+        if sb is not None and fresh and moved(sb) != sb:
+            edits.append(SetSupersededBy(target=moved(sb)))
         return tuple(edits)
 
     def _carried(

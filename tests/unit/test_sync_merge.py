@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Mapping
 
 import attrs
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memhtml.domain.sidecar import SIDECAR_PATH
@@ -221,6 +221,48 @@ def _same_target(sides: MergeSides, plan: MergePlan, side: Side, target: str, fo
     )
 
 
+def _identical_file_linking_a_contested_path() -> Merge:
+    """Found in CI: both sides add the same archived file, which links to a path each side
+    filled with its own memory; the earlier one is relocated, and the shared file's link must
+    not follow it only when that side happens to be "ours"."""
+    archived = Version(
+        blob="48ecd5c425175dc386422cf60ed1b7733e90ab56",
+        memory=MemoryFacts(
+            content_hash="h1",
+            is_task=False,
+            links=frozenset([("supports", "resources/r/a.html")]),
+            superseded_by=None,
+        ),
+    )
+
+    def memory(blob: str, content_hash: str) -> Version:
+        facts = MemoryFacts(
+            content_hash=content_hash, is_task=False, links=frozenset(), superseded_by=None
+        )
+        return Version(blob=blob, memory=facts)
+
+    archive, contested = "archive/2026/areas/inbox/a.html", "resources/r/a.html"
+    sides = MergeSides(
+        base={},
+        ours={
+            contested: memory("051683d6b97833db7914e9746c0e89c7627b9948", "h1"),
+            archive: archived,
+        },
+        theirs={
+            contested: memory("a20929ebc0525187cf9fbf458863f04cbbbd5bf7", "h2"),
+            archive: archived,
+        },
+    )
+    stamps = {
+        (side, path): Stamp(time=time, commit=f"{side}:{path}")
+        for time, (side, path) in enumerate(
+            [(OURS, archive), (OURS, contested), (THEIRS, archive), (THEIRS, contested)]
+        )
+    }
+    return sides, stamps
+
+
+@example(_identical_file_linking_a_contested_path())
 @given(merges())
 def test_merging_is_symmetric_up_to_generated_files(merge: Merge) -> None:
     """Swapping ours and theirs gives the same tree: the same files (by blob) with the same
@@ -237,6 +279,9 @@ def test_merging_is_symmetric_up_to_generated_files(merge: Merge) -> None:
                 continue
             if isinstance(placed, Placement):
                 final[path] = (placed_version(over, placed).blob, placed.source, placed.edits)
+            elif over.ours.get(path) == over.theirs.get(path):
+                # The same rows on both sides: which one is "later" decides no tie.
+                final[path] = "same rows"
             else:
                 final[path] = other_side(placed.later) if flip else placed.later
         cases = sorted(
