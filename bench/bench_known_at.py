@@ -30,6 +30,7 @@ from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from bench.bench_search import vocabulary as search_vocabulary
 from bench.machine import machine_line
 from memhtml.adapters.html import render_memory
 from memhtml.app.bootstrap import Services, Settings
@@ -45,13 +46,8 @@ START: Final = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
 
 
 def vocabulary(rng: random.Random) -> list[str]:
-    """Pronounceable pseudo-words."""
-    consonants, vowels = "bcdfghklmnprstvz", "aeiou"
-    words: set[str] = set()
-    while len(words) < VOCABULARY:
-        size = rng.randint(2, 4)
-        words.add("".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(size)))
-    return sorted(words)
+    """The search bench's pseudo-words, fewer of them."""
+    return search_vocabulary(rng, VOCABULARY)
 
 
 def memory(index: int, version: int, words: Sequence[str], rng: random.Random) -> bytes:

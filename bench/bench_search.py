@@ -60,11 +60,12 @@ NOW: Final = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 STAMP: Final = "2026-11-01T00:00:00Z"
 
 
-def vocabulary(rng: random.Random) -> list[str]:
-    """Pronounceable pseudo-words; drawn with Zipf weights so a few are common."""
+def vocabulary(rng: random.Random, count: int = VOCABULARY) -> list[str]:
+    """``count`` pronounceable pseudo-words, sorted (the corpus draws them with Zipf weights, so
+    a few are common)."""
     consonants, vowels = "bcdfghklmnprstvz", "aeiou"
     words: set[str] = set()
-    while len(words) < VOCABULARY:
+    while len(words) < count:
         size = rng.randint(2, 4)
         words.add("".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(size)))
     return sorted(words)
