@@ -5,7 +5,8 @@ success, a usage error, an unknown command, ``--help`` in a pipe, or a crash. Lo
 tracebacks go to stderr. Exit 0 on success, 2 on a usage error, 1 on a runtime failure.
 
 Adding commands: a command module defines ``register(group)`` that adds its commands (or a
-subgroup such as ``index``) to the group, and is listed in ``REGISTRARS``. Its commands use
+subgroup such as ``index``) to the group, and is listed in ``REGISTRARS`` as a ``LazyModule``
+naming those commands (imported on first use; ``command_table``). Its commands use
 ``memhtml.app.cli.output.emits`` and import adapters inside the command body, so that
 ``import memhtml.app.cli`` stays free of database drivers, git, HTML parsing and models.
 """
@@ -22,18 +23,7 @@ import click
 
 from memhtml.app.cli import help as help_module
 from memhtml.app.cli import manifest
-from memhtml.app.cli.commands import (
-    completion,
-    evaluation,
-    index,
-    maintenance,
-    mcp_serve,
-    retrieval,
-    store,
-    store_reads,
-    sync,
-    trace,
-)
+from memhtml.app.cli.command_table import LazyCommands, LazyModule
 from memhtml.app.cli.commands.completion import COMPLETE_VAR
 from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
 from memhtml.app.cli.failures import describe_failure
@@ -44,21 +34,24 @@ from memhtml.app.cli.state import CliState
 from memhtml.app.cli.stdout import EnvelopeWriter
 
 Registrar = Callable[[click.Group], None]
+_COMMANDS: Final = "memhtml.app.cli.commands"
 
-# The one command table: parsing, help and the manifest all read the group these fill.
+# The one command table: parsing, help and the manifest all read the group these fill. A
+# LazyModule's module is imported when one of its commands is first asked for
+# (command_table), so a command loads its own module and no other.
 REGISTRARS: Final[tuple[Registrar, ...]] = (
     manifest.register,
     help_module.register,
-    store.register,
-    store_reads.register,
-    retrieval.register,
-    index.register,
-    maintenance.register,
-    evaluation.register,
-    mcp_serve.register,
-    trace.register,
-    sync.register,
-    completion.register,
+    LazyModule(f"{_COMMANDS}.store", ("init", "write", "correct", "archive", "link", "apply")),
+    LazyModule(f"{_COMMANDS}.store_reads", ("read", "neighbors", "list", "reinforce")),
+    LazyModule(f"{_COMMANDS}.retrieval", ("search", "recall")),
+    LazyModule(f"{_COMMANDS}.index", ("index",)),
+    LazyModule(f"{_COMMANDS}.maintenance", ("doctor", "state")),
+    LazyModule(f"{_COMMANDS}.evaluation", ("eval",)),
+    LazyModule(f"{_COMMANDS}.mcp_serve", ("mcp",)),
+    LazyModule(f"{_COMMANDS}.trace", ("trace",)),
+    LazyModule(f"{_COMMANDS}.sync", ("sync", "clone")),
+    LazyModule(f"{_COMMANDS}.completion", ("completion",)),
 )
 
 
@@ -131,8 +124,14 @@ def build_cli(registrars: Sequence[Registrar] = REGISTRARS) -> RootGroup:
         # own would print plain text to stdout.
         context_settings={"help_option_names": []},
     )
+    commands = LazyCommands(root)
+    commands.update(root.commands)
+    root.commands = commands
     for register in registrars:
-        register(root)
+        if isinstance(register, LazyModule):
+            commands.defer(register)
+        else:
+            register(root)
     return root
 
 
