@@ -117,6 +117,7 @@ class Store:
             history=s.storage.history,
             fts_tokenizer=s.settings.fts_tokenizer,
             past_memo=self._past_memo,
+            prefetch_query=None if s.query_embedder is None else s.query_embedder.prefetch,
         )
 
     def initialize(self, *, databases_created: bool) -> InitResult:

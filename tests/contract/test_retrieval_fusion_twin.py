@@ -54,8 +54,11 @@ PATHS: Final = (
     "resources/f.html",
     "archive/2025/g.html",
 )
-# Stamps julianday() reads (zones, fractions, a rolled-over day) and ones it cannot.
+# Stamps julianday() reads (zones, fractions, a rolled-over day) and ones it cannot; the first
+# two lie so far from every NOW_STAMPS that salience's exp() gives exactly 0 and +inf.
 STAMPS: Final = (
+    "2009-01-01T00:00:00Z",
+    "2039-06-01T00:00:00Z",
     "2026-01-01T00:00:00Z",
     "2026-03-01T12:00:00Z",
     "2026-09-14T07:02:11Z",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -11,6 +13,7 @@ from memhtml.app.cli.pretty import (
     MAX_CELL_WIDTH,
     MIN_TEXT_WIDTH,
     WIDTH,
+    _fits,
     render,
     render_failure,
     render_success,
@@ -177,3 +180,26 @@ def test_no_control_character_reaches_the_terminal(value: dict[str, JsonValue]) 
 def test_an_escape_is_shown_as_its_code() -> None:
     """ESC prints as \\x1b, so a reader sees that the text held one."""
     assert "title  a\\x1b[31mb\n" == render({"title": "a\x1b[31mb"})
+
+
+@given(
+    st.text(alphabet=st.sampled_from([*"ab z.-é😀", "\t", "\n", "\u00a0", "\u2028"]), max_size=40),
+    st.integers(min_value=1, max_value=50),
+)
+@example("a  b", 4)
+@example(" a", 10)
+@example("", 10)
+def test_the_one_line_shortcut_agrees_with_textwrap(text: str, width: int) -> None:
+    # The renderer skips textwrap for text it would return unchanged; it must never guess wrong.
+    if _fits(text, width):
+        wrapped = textwrap.wrap(
+            text, width, break_on_hyphens=False, break_long_words=False, replace_whitespace=True
+        )
+        assert wrapped == [text]
+
+
+def test_the_shortcut_covers_the_usual_values() -> None:
+    assert _fits("areas/inbox/2026-12-01-deploy-notes.html", WIDTH)
+    assert _fits("The deploy runs at 09:00 UTC — every weekday.", WIDTH)
+    assert not _fits("x" * (WIDTH + 1), WIDTH)
+    assert not _fits("two\nlines", WIDTH)

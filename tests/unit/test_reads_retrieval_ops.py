@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from memhtml.adapters.html import parse_memory
@@ -11,7 +12,7 @@ from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.errors import InvalidInput, NotFound
 from memhtml.domain.reinforce import Signal
 from memhtml.domain.write_requests import WriteRequest
-from memhtml.ports.retrieval import RecallRequest, SearchRequest
+from memhtml.ports.retrieval import RankingOptions, RecallRequest, SearchRequest
 from tests.fakes.read_plane import FakeRetrieval
 from tests.fakes.write_plane import FakeStore, fake_store
 
@@ -90,3 +91,22 @@ def test_reinforce_needs_a_path() -> None:
     _, ports, _, _ = _setup()
     with pytest.raises(InvalidInput):
         reinforce_with(ports, [])
+
+
+def test_search_starts_the_query_vector_before_the_freshness_pass() -> None:
+    """The query goes to the prefetch before the index update, once; recall does the same."""
+    store, ports, _, _ = _setup()
+    seen: list[tuple[str, int]] = []
+    ports = attrs.evolve(ports, prefetch_query=lambda q: seen.append((q, store.index.updates)))
+    before = store.index.updates
+    search_with(ports, SearchRequest(query="ledger"))
+    recall_with(ports, RecallRequest(query="lock"))
+    assert [("ledger", before), ("lock", before + 1)] == seen
+
+
+def test_no_prefetch_when_the_vector_arm_is_not_selected() -> None:
+    _, ports, _, _ = _setup()
+    seen: list[str] = []
+    ports = attrs.evolve(ports, prefetch_query=seen.append)
+    search_with(ports, SearchRequest(query="ledger", options=RankingOptions(arms=["fts"])))
+    assert [] == seen

@@ -62,6 +62,9 @@ class IndexSnapshot:
     _signatures: list[list[tuple[int, int, int]]] = attrs.field(factory=list, init=False)
     _full_paths: dict[bytes, list[bytes]] = attrs.field(factory=dict, init=False)
     _newest: list[int] = attrs.field(factory=list, init=False)
+    _lookups: list[tuple[frozenset[bytes], frozenset[bytes]]] = attrs.field(
+        factory=list, init=False
+    )
 
     def sha(self, position: int) -> bytes:
         """The hex blob id of the entry at ``position``."""
@@ -101,6 +104,26 @@ class IndexSnapshot:
         if not self._newest:
             self._newest.append(max(self.mtimes, default=-1))
         return self._newest[0]
+
+    def known_paths(self) -> frozenset[bytes]:
+        """Every path the index holds, tracked or in conflict; built once."""
+        return self._lookup()[0]
+
+    def directories(self) -> frozenset[bytes]:
+        """Every directory holding a path the index knows (``a``, ``a/b`` for ``a/b/c``)."""
+        return self._lookup()[1]
+
+    def _lookup(self) -> tuple[frozenset[bytes], frozenset[bytes]]:
+        if not self._lookups:
+            known = frozenset(self.paths) | self.unmerged
+            parents = {path.rpartition(b"/")[0] for path in known}
+            directories: set[bytes] = set()
+            for parent in parents:
+                while parent and parent not in directories:
+                    directories.add(parent)
+                    parent = parent.rpartition(b"/")[0]
+            self._lookups.append((known, frozenset(directories)))
+        return self._lookups[0]
 
     def full_paths(self, root: bytes) -> list[bytes]:
         """Every path joined to the working tree ``root``; built once per root."""

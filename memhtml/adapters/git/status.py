@@ -77,9 +77,8 @@ def working_tree_status(repo: Repo, cache: StatusCache | None = None) -> tuple[S
     for dirty, state in _dirty_tracked(root, snapshot, changed, racy_after, cache):
         if state != "clean":
             changed[dirty] = None
-    tracked = set(snapshot.paths)
-    tracked.update(snapshot.unmerged)
-    for untracked in untracked_paths(repo, tracked, cache):
+    known = snapshot.known_paths()
+    for untracked in untracked_paths(repo, known, cache, holding=snapshot.directories()):
         changed.setdefault(untracked, None)
     staged_memo = staged_changes(snapshot.key, tree)
     cache.save(

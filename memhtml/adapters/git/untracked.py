@@ -21,11 +21,21 @@ from memhtml.adapters.git.status_cache import Listing, StatusCache, stamp_of
 _GIT_DIR: Final = b".git"
 
 
-def untracked_paths(repo: Repo, known: Container[bytes], cache: StatusCache) -> Iterator[bytes]:
+def untracked_paths(
+    repo: Repo,
+    known: Container[bytes],
+    cache: StatusCache,
+    *,
+    holding: Container[bytes] = frozenset(),
+) -> Iterator[bytes]:
     """Files on disk the index does not know and the ignore rules do not exclude.
 
     A nested repository is skipped whole, as git does; a symlink is a file, never followed.
-    Ignored directories are pruned without being entered; an unreadable one is skipped.
+    Ignored directories are pruned without being entered; an unreadable one is skipped. A
+    directory in ``holding`` (it holds a path the index knows) is entered without asking the
+    ignore rules whether it could be pruned: each untracked file found in it is still asked
+    whether it is ignored, and that answer covers an ignored parent directory too. In a store
+    every directory holds memories, so the rules are read only when a file is untracked.
     """
     root = os.fsencode(repo.path)
     excluded = cache.excluded_directory()
@@ -43,10 +53,14 @@ def untracked_paths(repo: Repo, known: Container[bytes], cache: StatusCache) -> 
         for name in listing.subdirs:
             if not relative and name == _GIT_DIR:
                 continue
+            path = prefix + name
+            if path in holding:
+                pending.append(path)
+                continue
             if ignore is None:
                 ignore = IgnoreFilterManager.from_repo(repo)
-            if not ignore.may_prune_directory(os.fsdecode(prefix + name) + "/"):
-                pending.append(prefix + name)
+            if not ignore.may_prune_directory(os.fsdecode(path) + "/"):
+                pending.append(path)
         for name in listing.files:
             path = prefix + name
             if path in known:

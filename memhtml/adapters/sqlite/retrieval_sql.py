@@ -20,7 +20,16 @@ from typing import Final
 
 import attrs
 
+from memhtml.adapters.sqlite.arm_holes import FIXED_PARAMS as FIXED_PARAMS
+from memhtml.adapters.sqlite.arm_holes import PARAM_ARM_LIMIT as PARAM_ARM_LIMIT
+from memhtml.adapters.sqlite.arm_holes import PARAM_FINAL_LIMIT as PARAM_FINAL_LIMIT
+from memhtml.adapters.sqlite.arm_holes import PARAM_QUERY as PARAM_QUERY
+from memhtml.adapters.sqlite.arm_holes import PARAM_QUERY_ENTITIES as PARAM_QUERY_ENTITIES
+from memhtml.adapters.sqlite.arm_holes import PARAM_QUERY_VECTOR as PARAM_QUERY_VECTOR
+from memhtml.adapters.sqlite.arm_holes import ArmHoles as ArmHoles
+from memhtml.adapters.sqlite.arm_holes import stamp_ms_sql as stamp_ms_sql
 from memhtml.adapters.sqlite.connection import Database, SqlValue
+from memhtml.adapters.sqlite.salience_sql import salience_sql
 from memhtml.adapters.sqlite.scope_sql import (
     ALIAS_TOKEN,
     AssembledScope,
@@ -47,66 +56,7 @@ from memhtml.domain.graph import (
     SESSION_WEIGHT,
     GraphVia,
 )
-from memhtml.domain.instants import instant_ms
-from memhtml.domain.reinforce import (
-    SALIENCE_DECAY_PER_HOUR,
-    SALIENCE_EXCLUDED_PREFIX,
-    SALIENCE_EXCLUDED_TYPE,
-)
 from memhtml.domain.scope import ENTITY_SEPARATOR
-
-PARAM_QUERY: Final = 1
-PARAM_ARM_LIMIT: Final = 2
-PARAM_FINAL_LIMIT: Final = 3
-PARAM_QUERY_VECTOR: Final = 4
-PARAM_QUERY_ENTITIES: Final = 5
-FIXED_PARAMS: Final = 5
-"""``?1``–``?5``; the scope's values start right after them."""
-
-# julianday() returns a double of whole milliseconds; times this and rounded it gives those
-# milliseconds back exactly, so instant arithmetic in SQL matches domain.instants to the bit.
-_MS_PER_DAY: Final = 86_400_000
-_UNIX_EPOCH_JD_MS: Final = 210_866_760_000_000
-_MS_PER_HOUR: Final = 3_600_000
-
-
-def stamp_ms_sql(expr: str) -> str:
-    """SQL for the Unix milliseconds of a stamp, NULL when ``julianday()`` cannot read it.
-
-    The twin of :func:`memhtml.domain.instants.instant_ms`: an exact integer-valued double, so a
-    difference of two is exact and one division rounds the same way Python's ``/`` does.
-    """
-    return f"(round(julianday({expr}) * {_MS_PER_DAY}.0) - {_UNIX_EPOCH_JD_MS})"
-
-
-@attrs.frozen(kw_only=True)
-class ArmHoles:
-    """What an arm template is filled with; assembled, never bound.
-
-    Attributes:
-        file_filter: The scope filter with ``{alias}`` still in it.
-        gate: ``AND {alias}.path IN (…)``, restricting a prior to the query arms' candidates;
-            ``""`` for a query arm or when the gate is off.
-        embed_model: The configured vector space, inlined into the vector arm.
-        now: The instant salience decays to, from the clock port (docs/decisions.md §3).
-        vector_max_distance: The vector arm keeps only files nearer than this (cosine
-            distance), inlined; ``None`` keeps its whole top list.
-        seed_ctes: The CTEs of the query arms a seeded (graph) arm starts from.
-        vector_ranked: The placeholder holding the vector arm's list, ranked already (a JSON
-            array of paths, best first; ``vector_preselect``), or ``None`` to scan.
-    """
-
-    file_filter: str
-    gate: str
-    embed_model: str
-    now: str
-    vector_max_distance: float | None = None
-    seed_ctes: tuple[str, ...] = ()
-    vector_ranked: int | None = None
-
-    def scope(self, alias: str) -> str:
-        """The scope filter and the prior gate, written against ``alias``."""
-        return f"{self.file_filter} {self.gate}".rstrip().replace(ALIAS_TOKEN, alias)
 
 
 def _fts_sql(holes: ArmHoles) -> str:
@@ -174,28 +124,6 @@ def _recency_sql(holes: ArmHoles) -> str:
         "SELECT f.path AS path, coalesce(f.event_at, f.updated_at) AS at FROM files f "
         f"WHERE 1 {holes.scope('f')} "
         f"ORDER BY at DESC, f.path LIMIT ?{PARAM_ARM_LIMIT})"
-    )
-
-
-def _salience_sql(holes: ArmHoles) -> str:
-    now_ms = instant_ms(holes.now)
-    if now_ms is None:
-        raise ValueError(f"the salience instant is unreadable: {holes.now!r}")
-    hours = f"(({now_ms} - {stamp_ms_sql('coalesce(a.last_accessed_at, f.updated_at)')})"
-    hours += f" / {_MS_PER_HOUR}.0)"
-    prefix = text_literal(SALIENCE_EXCLUDED_PREFIX)
-    # The exclusions live in this arm only: an excluded row keeps its other ranks. substr, not
-    # LIKE, because LIKE folds case and reads `_` as a wildcard. An unreadable stamp gives NULL,
-    # which coalesce turns into a decay of 0: infinitely old, never an error (docs/decisions.md §3).
-    return (
-        "SELECT path, ROW_NUMBER() OVER (ORDER BY salience DESC, path) FROM ("
-        f"SELECT f.path AS path, coalesce(exp(-{SALIENCE_DECAY_PER_HOUR!r} * {hours}), 0.0) "
-        "+ ln(1 + coalesce(a.access_count, 0)) + max(coalesce(a.outcome_score, 0.0), 0.0) "
-        "AS salience FROM files f LEFT JOIN state.access a ON a.path = f.path "
-        f"WHERE f.memory_type <> {text_literal(SALIENCE_EXCLUDED_TYPE)} "
-        f"AND substr(f.path, 1, {len(SALIENCE_EXCLUDED_PREFIX)}) <> {prefix} "
-        f"{holes.scope('f')} "
-        f"ORDER BY salience DESC, f.path LIMIT ?{PARAM_ARM_LIMIT})"
     )
 
 
@@ -290,7 +218,7 @@ ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "context": _context_sql,
     "vector": _vector_sql,
     "recency": _recency_sql,
-    "salience": _salience_sql,
+    "salience": salience_sql,
     "entity": _entity_sql,
     "graph": _graph_sql,
 }

@@ -38,6 +38,7 @@ from memhtml.ports.storage import Storage
 
 if TYPE_CHECKING:
     from memhtml.app.retrieval import RetrievalPipeline
+    from memhtml.app.retrieval.query_prefetch import QueryPrefetch
     from memhtml.ports.embedder import Embedder, EmbeddingModel, QueryEmbedder
     from memhtml.ports.git import GitPort
     from memhtml.ports.git_history import GitHistory
@@ -238,12 +239,20 @@ class Services:
     # rules into every command's start-up otherwise.
 
     @functools.cached_property
+    def query_embedder(self) -> QueryPrefetch | None:
+        """The embedder's query half, able to start a query's vector while a read catches the
+        index up (``app.retrieval.query_prefetch``); ``None`` without an embedder."""
+        from memhtml.app.retrieval.query_prefetch import QueryPrefetch
+
+        return None if self.embedder is None else QueryPrefetch(self.embedder)
+
+    @functools.cached_property
     def retrieval(self) -> RetrievalPipeline:
         """The search and recall pipeline."""
         return retrieval_over(
             self.storage,
             clock=self.clock,
-            embedder=self.embedder,
+            embedder=self.query_embedder,
             embed_model=self.watermark,
             coverage_floor=self.settings.embed.vector_coverage_floor,
             similarity=pairwise_similarity(),

@@ -181,6 +181,8 @@ def _text_width(lead: str) -> int:
 
 def _wrap(text: str, width: int) -> list[str]:
     """Wrap each line of ``text`` on its own, keeping blank lines; never returns no lines."""
+    if _fits(text, width):
+        return [text]
     lines: list[str] = []
     for paragraph in text.split("\n"):
         lines.extend(
@@ -196,3 +198,11 @@ def _wrap(text: str, width: int) -> list[str]:
             or [""]
         )
     return lines
+
+
+def _fits(text: str, width: int) -> bool:
+    """``text`` is one line ``textwrap`` would return unchanged: short enough, printable (so
+    no tab, newline or other whitespace it would replace; a space is printable), and without a
+    space at either end for it to drop. Most values are, and wrapping each costs more than the
+    rest of the rendering."""
+    return 0 < len(text) <= width and text.isprintable() and text[0] != " " and text[-1] != " "

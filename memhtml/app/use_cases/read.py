@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
@@ -61,6 +62,8 @@ class ReadPorts:
             ``None`` refuses it.
         fts_tokenizer: The index's full-text tokenizer, for ranking past versions alike.
         past_memo: Past versions already parsed in this process (``--known-at``).
+        prefetch_query: Starts embedding a search's query while the index catches up
+            (``app.retrieval.query_prefetch``); ``None`` embeds it when the vector arm asks.
     """
 
     git: GitPort
@@ -75,6 +78,7 @@ class ReadPorts:
     history: HistoryStore | None = None
     fts_tokenizer: str = "unicode61"
     past_memo: PastVersionMemo | None = None
+    prefetch_query: Callable[[str], None] | None = None
 
 
 @attrs.frozen(kw_only=True)

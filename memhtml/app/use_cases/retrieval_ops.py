@@ -17,10 +17,17 @@ from memhtml.app.use_cases.pending_vectors import degraded_reason, settle_pendin
 from memhtml.app.use_cases.read import ReadPorts, record_session_link
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.fusion import selected_arm_names
 from memhtml.domain.past_versions import PAST_ARM
 from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
-from memhtml.ports.retrieval import ArchivedMatch, RecallRequest, SearchHit, SearchRequest
+from memhtml.ports.retrieval import (
+    ArchivedMatch,
+    RankingOptions,
+    RecallRequest,
+    SearchHit,
+    SearchRequest,
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -93,6 +100,7 @@ def search_with(
         IndexStale: ``known_at`` on an index without history.
         StorageFailure: The index cannot be read.
     """
+    _prefetch(ports, request.query, request.options)
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
     pending = settle_pending(ports.indexer, embed=ports.embed)
     view = _view(ports, known_at)
@@ -138,6 +146,7 @@ def recall_with(
         IndexStale: ``known_at`` on an index without history.
         StorageFailure: The index cannot be read.
     """
+    _prefetch(ports, request.query, request.options)
     freshness = ensure_fresh(ports.indexer, embed=ports.embed)
     pending = settle_pending(ports.indexer, embed=ports.embed)
     view = _view(ports, known_at)
@@ -175,6 +184,12 @@ def recall_with(
         degraded_reason=_joined(reason, past_note),
         known_at_commit=None if view is None or view.commit is None else view.commit.sha,
     )
+
+
+def _prefetch(ports: ReadPorts, query: str, options: RankingOptions) -> None:
+    """Start the query's vector before the freshness pass, when the vector arm may run."""
+    if ports.prefetch_query is not None and "vector" in selected_arm_names(options.arms):
+        ports.prefetch_query(query)
 
 
 def _view(ports: ReadPorts, known_at: str | None) -> KnownAtView | None:

@@ -10,6 +10,7 @@ fails loudly instead of printing a shorter contract.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, cast
 
@@ -85,6 +86,7 @@ class MissingField(LookupError):
     """A result value lacks a field its response type must carry."""
 
 
+@functools.lru_cache(maxsize=1024)
 def camel_case(name: str) -> str:
     """``existing_path`` → ``existingPath``; a name without underscores is unchanged.
 
