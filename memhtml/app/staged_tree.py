@@ -58,7 +58,9 @@ class StagedTree:
         # "is anything staged below?" per write, which scanning every staged path made
         # quadratic in the size of a batch.
         self._staged_dirs: Counter[str] = Counter()
-        # Archive moves, source to target, so an unchanged source still diffs as a rename.
+        # Archive moves, target to the path its content first came from, so an unchanged source
+        # still diffs as a rename. A move of a moved file extends its chain; a later move onto
+        # the same target replaces the earlier one (its source is then only a delete).
         self._moves: dict[str, str] = {}
         # Documents the writer parsed, by the bytes they were parsed from.
         self._docs: dict[bytes, MemoryDoc] = {}
@@ -135,7 +137,7 @@ class StagedTree:
         """Stage a move of ``source`` to ``target``, whose content becomes ``data``."""
         self._stage(source, None)
         self._stage(target, data)
-        self._moves[source] = target
+        self._moves[target] = self._moves.pop(source, source)
 
     def documents(self) -> dict[bytes, MemoryDoc]:
         """The known documents of the bytes still staged, keyed by those bytes."""
@@ -162,9 +164,10 @@ class StagedTree:
         """
         moves: list[FileMove] = []
         moved_sources: set[str] = set()
-        for source, target in self._moves.items():
+        for target, source in self._moves.items():
             if (
                 source in self._base
+                and source not in moved_sources
                 and self._final.get(source, b"") is None
                 and self._final.get(target) is not None
                 and target not in self._base
