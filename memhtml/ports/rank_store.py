@@ -121,3 +121,12 @@ class RankStore(Protocol):
             StorageFailure: The index cannot be read.
         """
         ...
+
+    def chunk_vectors(self, paths: Sequence[str], model: str) -> Mapping[str, tuple[bytes, ...]]:
+        """Each listed path's chunk vectors in ``model``, as float32 blobs in chunk order
+        (``domain.vectors.unpack_f32``); paths without an embedded chunk are absent.
+
+        Raises:
+            StorageFailure: The index cannot be read.
+        """
+        ...

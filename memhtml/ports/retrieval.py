@@ -15,6 +15,12 @@ import attrs
 
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.feedback import (
+    FEEDBACK_PICK_DEFAULT,
+    FEEDBACK_PICKS,
+    FEEDBACK_WEIGHT_DEFAULT,
+    MAX_FEEDBACK_DEPTH,
+)
 from memhtml.domain.fusion import DEFAULT_SEARCH_LIMIT, PRIOR_BOUND, RANK_ARMS, RRF_K, arm_named
 from memhtml.domain.graph import GraphVia
 from memhtml.domain.mmr import MMR_LAMBDA, MMR_RELEVANCE_DEFAULT
@@ -101,6 +107,28 @@ def _rrf_k(value: float) -> float:
     return value
 
 
+def _prf_depth(value: int) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= MAX_FEEDBACK_DEPTH
+    ):
+        raise InvalidInput(f"the feedback depth must be an integer in 0–{MAX_FEEDBACK_DEPTH}")
+    return value
+
+
+def _prf_weight(value: float) -> float:
+    if not (math.isfinite(value) and value >= 0):
+        raise InvalidInput(f"the feedback weight must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _prf_pick(value: str) -> str:
+    if value not in FEEDBACK_PICKS:
+        raise InvalidInput(f"the feedback pick must be one of {', '.join(FEEDBACK_PICKS)}")
+    return value
+
+
 @attrs.frozen(kw_only=True)
 class RankingOptions:
     """The ablation switches every search path accepts (docs/decisions.md §12).
@@ -129,6 +157,12 @@ class RankingOptions:
             confidence, pin, tags; ``--authority``) before polarity and MMR.
         prior_bound: Recency and salience as a bounded tie-breaker (``--prior-bound``): the
             query arms' score times at most ``1 + prior_bound``; ``None`` adds them as arms.
+        prf_depth: Dense pseudo-relevance feedback (``--prf-depth``): after the first fusion,
+            move the query vector toward the top ``prf_depth`` memories' vectors and fuse again;
+            0 (the default) runs one fusion.
+        prf_weight: β of that move (``--prf-weight``; ``domain.feedback.rocchio``).
+        prf_pick: Which vector a memory gives (``--prf-pick``): its chunk ``nearest`` the
+            query, or the ``mean`` of its chunks.
     """
 
     arms: tuple[str, ...] | None = attrs.field(default=None, converter=_arm_selection)
@@ -143,6 +177,9 @@ class RankingOptions:
     mmr_text: bool = False
     authority: bool = False
     prior_bound: float | None = attrs.field(default=PRIOR_BOUND, converter=_prior_bound)
+    prf_depth: int = attrs.field(default=0, converter=_prf_depth)
+    prf_weight: float = attrs.field(default=FEEDBACK_WEIGHT_DEFAULT, converter=_prf_weight)
+    prf_pick: str = attrs.field(default=FEEDBACK_PICK_DEFAULT, converter=_prf_pick)
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

@@ -54,12 +54,30 @@ def test_weights_are_kept_in_registry_order(weights: dict[str, float], reverse: 
         {"weights": {"fts": math.nan}},
         {"rrf_k": -1},
         {"rrf_k": math.inf},
+        {"prf_depth": -1},
+        {"prf_depth": 51},
+        {"prf_depth": 2.5},
+        {"prf_depth": True},
+        {"prf_weight": -0.1},
+        {"prf_weight": math.nan},
+        {"prf_pick": "best"},
     ],
 )
 def test_a_bad_switch_is_refused(kwargs: dict[str, object]) -> None:
     """An unknown arm, a negative or non-finite weight or constant never reaches the SQL."""
     with pytest.raises(InvalidInput):
         RankingOptions(**kwargs)  # type: ignore[arg-type]
+
+
+def test_feedback_is_off_by_default_and_keeps_what_it_is_given() -> None:
+    """Depth 0 fuses once; a valid depth, weight and pick are kept as given."""
+    assert (0, 0.5, "nearest") == (
+        RankingOptions().prf_depth,
+        RankingOptions().prf_weight,
+        RankingOptions().prf_pick,
+    )
+    options = RankingOptions(prf_depth=50, prf_weight=0, prf_pick="mean")
+    assert (50, 0.0, "mean") == (options.prf_depth, options.prf_weight, options.prf_pick)
 
 
 def test_an_arm_selection_keeps_first_mentions_once() -> None:

@@ -106,6 +106,17 @@ class MemoryRankStore:
                     found.setdefault(term.surface, set()).add(term.key)
         return {surface: frozenset(keys) for surface, keys in found.items()}
 
+    def chunk_vectors(self, paths: Sequence[str], model: str) -> Mapping[str, tuple[bytes, ...]]:
+        """See ``RankStore.chunk_vectors``."""
+        wanted = set(paths)
+        t = self._t
+        found: dict[str, list[tuple[int, bytes]]] = {}
+        for chunk_id, chunk in t.chunks.items():
+            vector = t.vectors.get(chunk_id)
+            if chunk.path in wanted and vector is not None and vector.model == model:
+                found.setdefault(chunk.path, []).append((chunk.ordinal, vector.blob))
+        return {path: tuple(blob for _, blob in sorted(pairs)) for path, pairs in found.items()}
+
     def _admits(self, scope: SearchScope, path: str) -> bool:
         return scope_admits(scope, self._t.scope_facts(path))
 

@@ -33,6 +33,13 @@ _COVERAGE_SQL: Final = (
     "(SELECT coalesce(?1, (SELECT embed_model FROM index_state WHERE id = 1)) AS model) space"
 )
 
+# Every embedded chunk of the listed paths in one space, in chunk order.
+_CHUNK_VECTORS_SQL: Final = (
+    "SELECT c.path, e.vec FROM chunks c JOIN embeddings e ON e.chunk_id = c.chunk_id "
+    "WHERE e.model = ?1 AND c.path IN (SELECT value FROM json_each(?2)) "
+    "ORDER BY c.path, c.ordinal"
+)
+
 
 class SqliteRankStore:
     """The :class:`memhtml.ports.rank_store.RankStore` port over one SQLite index."""
@@ -120,6 +127,19 @@ class SqliteRankStore:
         for surface, key in rows:
             found.setdefault(str(surface), set()).add(str(key))
         return {surface: frozenset(keys) for surface, keys in found.items()}
+
+    def chunk_vectors(self, paths: Sequence[str], model: str) -> Mapping[str, tuple[bytes, ...]]:
+        """See ``RankStore.chunk_vectors``."""
+        if not paths:
+            return {}
+        rows = self._db.all(
+            _CHUNK_VECTORS_SQL, (model, json.dumps(list(paths))), operation="read chunk vectors"
+        )
+        found: dict[str, list[bytes]] = {}
+        for path, blob in rows:
+            if isinstance(blob, bytes):
+                found.setdefault(str(path), []).append(blob)
+        return {path: tuple(blobs) for path, blobs in found.items()}
 
 
 def _int(value: SqlValue) -> int:

@@ -12,6 +12,7 @@ import logging
 
 import attrs
 
+from memhtml.app.retrieval.feedback_step import fused_with_feedback
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
@@ -97,7 +98,9 @@ class FusionPlanner:
             # any-term form the arm hands fusion 40 near-equal candidates.
             if len(terms) > 1 and self.ranks.holds_every_term(every, scope):
                 lexical = every
-        fused = self.ranks.fused_ranks(
+        fused = fused_with_feedback(
+            self.ranks,
+            options,
             FusionQuery(
                 arms=arms,
                 scope=scope,
@@ -115,7 +118,7 @@ class FusionPlanner:
                 if options.vector_floor is None
                 else 1.0 - options.vector_floor,
                 entities=entities if any(arm.name == "entity" for arm in arms) else (),
-            )
+            ),
         )
         names = tuple(arm.name for arm in arms)
         return FusionRun(

@@ -55,6 +55,9 @@ options = st.builds(
     mmr_relevance=st.sampled_from(("rank", "fused")),
     mmr_text=st.booleans(),
     prior_bound=st.sampled_from((None, 0.04)),
+    prf_depth=st.sampled_from((0, 0, 3)),
+    prf_weight=st.sampled_from((0.5, 1.0)),
+    prf_pick=st.sampled_from(("nearest", "mean")),
 )
 scopes = st.builds(
     SearchScope,

@@ -15,6 +15,12 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import click
 
 from memhtml.domain.errors import InvalidInput
+from memhtml.domain.feedback import (
+    FEEDBACK_PICK_DEFAULT,
+    FEEDBACK_PICKS,
+    FEEDBACK_WEIGHT_DEFAULT,
+    MAX_FEEDBACK_DEPTH,
+)
 from memhtml.domain.fusion import PRIOR_BOUND, RANK_ARMS, RRF_K
 from memhtml.domain.mmr import MMR_LAMBDA, MMR_RELEVANCE_DEFAULT
 
@@ -39,6 +45,9 @@ FLAG_NAMES: Final = (
     "mmr_text",
     "authority",
     "prior_bound",
+    "prf_depth",
+    "prf_weight",
+    "prf_pick",
 )
 
 
@@ -155,6 +164,29 @@ def ranking_options(command: F) -> F:
             show_default=True,
             help="Move near-ties by memory kind, importance, confidence, pin and tags (±10 %).",
         ),
+        click.option(
+            "--prf-depth",
+            type=click.IntRange(0, MAX_FEEDBACK_DEPTH),
+            default=0,
+            show_default=True,
+            help="Pseudo-relevance feedback: move the query vector toward the top N memories "
+            "of a first fusion and fuse again; 0 fuses once.",
+        ),
+        click.option(
+            "--prf-weight",
+            type=click.FloatRange(min=0),
+            default=FEEDBACK_WEIGHT_DEFAULT,
+            show_default=True,
+            help="How far feedback moves the query vector (Rocchio's beta).",
+        ),
+        click.option(
+            "--prf-pick",
+            type=click.Choice(FEEDBACK_PICKS),
+            default=FEEDBACK_PICK_DEFAULT,
+            show_default=True,
+            help="Which vector a memory gives feedback: its chunk nearest the query, or the "
+            "mean of its chunks.",
+        ),
     ]
     wrapped: Any = with_ranking
     for decorator in reversed(decorators):
@@ -176,6 +208,9 @@ def ranking_from(
     mmr_text: bool,
     prior_bound: float | None,
     authority: bool = False,
+    prf_depth: int = 0,
+    prf_weight: float = FEEDBACK_WEIGHT_DEFAULT,
+    prf_pick: str = FEEDBACK_PICK_DEFAULT,
 ) -> RankingOptions:
     """The flags as one ``RankingOptions``.
 
@@ -197,6 +232,9 @@ def ranking_from(
         mmr_text=mmr_text,
         authority=authority,
         prior_bound=prior_bound,
+        prf_depth=prf_depth,
+        prf_weight=prf_weight,
+        prf_pick=prf_pick,
     )
 
 

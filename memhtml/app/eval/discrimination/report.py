@@ -59,6 +59,9 @@ def ranking_data(config: GateConfig) -> dict[str, object]:
         "ftsStopwords": options.fts_stopwords,
         "ftsTokenizer": config.fts_tokenizer,
         "authority": options.authority,
+        "prfDepth": options.prf_depth,
+        "prfWeight": options.prf_weight,
+        "prfPick": options.prf_pick,
     }
 
 

@@ -113,6 +113,9 @@ def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[st
             "priorBound": config.options.prior_bound,
             "ftsTokenizer": config.fts_tokenizer,
             "authority": config.options.authority,
+            "prfDepth": config.options.prf_depth,
+            "prfWeight": config.options.prf_weight,
+            "prfPick": config.options.prf_pick,
             "conversations": config.conversations
             if not isinstance(config.conversations, tuple)
             else list(config.conversations),

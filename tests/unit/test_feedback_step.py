@@ -1,0 +1,94 @@
+"""The feedback step (``app/retrieval/feedback_step.py``): when a second fusion runs, and with
+which vector."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import attrs
+import pytest
+
+from memhtml.app.retrieval.feedback_step import fused_with_feedback
+from memhtml.domain.feedback import document_direction, rocchio
+from memhtml.domain.fusion import Fused
+from memhtml.domain.scope import SearchScope
+from memhtml.domain.vectors import pack_f32
+from memhtml.ports.rank_store import FusionQuery
+from memhtml.ports.retrieval import RankingOptions
+
+MODEL = "fake@3"
+FIRST = (
+    Fused(path="a.html", score=0.3, ranks=(("vector", 1),)),
+    Fused(path="b.html", score=0.2, ranks=(("vector", 2),)),
+    Fused(path="c.html", score=0.1, ranks=(("fts", 1),)),
+)
+SECOND = (Fused(path="d.html", score=0.4, ranks=(("vector", 1),)),)
+CHUNKS = {
+    "a.html": ((0.0, 1.0, 0.0), (0.0, 0.0, 2.0)),
+    "b.html": ((0.0, 3.0, 0.0),),
+    "c.html": ((1.0, 1.0, 1.0),),
+}
+
+
+@attrs.define
+class FakeRankStore:
+    """Answers the first fusion with ``first`` and any later one with ``SECOND``; records asks."""
+
+    first: tuple[Fused, ...] = FIRST
+    fusions: list[FusionQuery] = attrs.Factory(list)
+    asked: list[tuple[tuple[str, ...], str]] = attrs.Factory(list)
+
+    def fused_ranks(self, query: FusionQuery) -> tuple[Fused, ...]:
+        """The canned ranks."""
+        self.fusions.append(query)
+        return self.first if len(self.fusions) == 1 else SECOND
+
+    def chunk_vectors(self, paths: Sequence[str], model: str) -> Mapping[str, tuple[bytes, ...]]:
+        """The canned chunks of the listed paths."""
+        self.asked.append((tuple(paths), model))
+        return {p: tuple(pack_f32(c) for c in CHUNKS[p]) for p in paths if p in CHUNKS}
+
+
+def plan(vector: tuple[float, ...] | None = (1.0, 0.2, 0.1)) -> FusionQuery:
+    """A plan with a query vector in ``MODEL``."""
+    return FusionQuery(
+        arms=(), scope=SearchScope(), vector=vector, embed_model=MODEL, now="2026-09-20", limit=30
+    )
+
+
+def test_off_by_default_fuses_once() -> None:
+    """Depth 0 (the default): one fusion, no vectors read."""
+    ranks = FakeRankStore()
+    assert FIRST == fused_with_feedback(ranks, RankingOptions(), plan())  # type: ignore[arg-type]
+    assert (1, []) == (len(ranks.fusions), ranks.asked)
+
+
+def test_without_a_query_vector_it_fuses_once() -> None:
+    """A lexical-only plan has nothing to move."""
+    ranks = FakeRankStore()
+    options = RankingOptions(prf_depth=2)
+    assert FIRST == fused_with_feedback(ranks, options, plan(None))  # type: ignore[arg-type]
+    assert (1, []) == (len(ranks.fusions), ranks.asked)
+
+
+@pytest.mark.parametrize("pick", ["nearest", "mean"])
+def test_the_second_fusion_runs_with_the_moved_vector(pick: str) -> None:
+    """Top ``depth`` paths are read; the second plan differs from the first only in its vector."""
+    ranks = FakeRankStore()
+    options = RankingOptions(prf_depth=2, prf_weight=0.7, prf_pick=pick)
+    query = plan()
+    assert SECOND == fused_with_feedback(ranks, options, query)  # type: ignore[arg-type]
+    assert query.vector is not None
+    directions = [document_direction(query.vector, CHUNKS[p], pick) for p in ("a.html", "b.html")]
+    expected = rocchio(query.vector, [d for d in directions if d is not None], 0.7)
+    assert [(("a.html", "b.html"), MODEL)] == ranks.asked
+    assert attrs.evolve(query, vector=expected) == ranks.fusions[1]
+
+
+def test_top_memories_without_vectors_leave_one_fusion() -> None:
+    """When none of the top memories has a vector in the space, nothing moves."""
+    unembedded = (Fused(path="z.html", score=1.0, ranks=(("fts", 1),)),)
+    ranks = FakeRankStore(first=unembedded)
+    options = RankingOptions(prf_depth=3)
+    assert unembedded == fused_with_feedback(ranks, options, plan())  # type: ignore[arg-type]
+    assert (1, [(("z.html",), MODEL)]) == (len(ranks.fusions), ranks.asked)
