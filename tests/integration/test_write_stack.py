@@ -337,6 +337,10 @@ def test_two_concurrent_writers_both_land(stack: Stack) -> None:
         finally:
             own.db.close()
 
+    # The index's first build, before the race: these writers take no write lock (the commit's
+    # compare-and-swap is what is under test), and a lock-free preflight that meets another
+    # writer's first build in flight refuses with IndexStale rather than wait (seen under load).
+    stack.deps.indexer.update(embed=False)
     threads = [threading.Thread(target=worker, args=(name,)) for name in ("a", "b")]
     for thread in threads:
         thread.start()
