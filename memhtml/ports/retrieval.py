@@ -87,11 +87,15 @@ def _floor(value: float | None) -> float | None:
     return float(value)
 
 
+def _check_non_negative(value: float, what: str) -> None:
+    if not (math.isfinite(value) and value >= 0):
+        raise InvalidInput(f"{what} must be a finite number >= 0, got {value!r}")
+
+
 def _prior_bound(value: float | None) -> float | None:
     if value is None:
         return None
-    if not (math.isfinite(value) and value >= 0):
-        raise InvalidInput(f"the prior bound must be a finite number >= 0, got {value!r}")
+    _check_non_negative(value, "the prior bound")
     return float(value)
 
 
@@ -102,8 +106,7 @@ def _mmr_relevance(value: str) -> str:
 
 
 def _rrf_k(value: float) -> float:
-    if not (math.isfinite(value) and value >= 0):
-        raise InvalidInput(f"the RRF constant must be a finite number >= 0, got {value!r}")
+    _check_non_negative(value, "the RRF constant")
     return value
 
 
@@ -118,8 +121,7 @@ def _prf_depth(value: int) -> int:
 
 
 def _prf_weight(value: float) -> float:
-    if not (math.isfinite(value) and value >= 0):
-        raise InvalidInput(f"the feedback weight must be a finite number >= 0, got {value!r}")
+    _check_non_negative(value, "the feedback weight")
     return float(value)
 
 
@@ -180,6 +182,10 @@ class RankingOptions:
     prf_depth: int = attrs.field(default=0, converter=_prf_depth)
     prf_weight: float = attrs.field(default=FEEDBACK_WEIGHT_DEFAULT, converter=_prf_weight)
     prf_pick: str = attrs.field(default=FEEDBACK_PICK_DEFAULT, converter=_prf_pick)
+
+    def wants_vector(self) -> bool:
+        """Whether the vector arm is selected (it still drops out when its input is missing)."""
+        return self.arms is None or "vector" in self.arms
 
     def weight_map(self) -> dict[str, float]:
         """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""

@@ -75,7 +75,7 @@ class FusionPlanner:
         coverage = vector_coverage(census.embedded, census.chunks)
         model = census.model
         terms = fts_terms(query, drop_stopwords=options.fts_stopwords)
-        wants_vector = options.arms is None or "vector" in options.arms
+        wants_vector = options.wants_vector()
         vector = (
             self._query_vector(query, model)
             if wants_vector and coverage >= self.coverage_floor

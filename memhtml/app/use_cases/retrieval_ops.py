@@ -17,7 +17,6 @@ from memhtml.app.use_cases.pending_vectors import degraded_reason, settle_pendin
 from memhtml.app.use_cases.read import ReadPorts, record_session_link
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
-from memhtml.domain.fusion import selected_arm_names
 from memhtml.domain.past_versions import PAST_ARM
 from memhtml.domain.placement import repo_path
 from memhtml.domain.reinforce import Signal
@@ -188,7 +187,7 @@ def recall_with(
 
 def _prefetch(ports: ReadPorts, query: str, options: RankingOptions) -> None:
     """Start the query's vector before the freshness pass, when the vector arm may run."""
-    if ports.prefetch_query is not None and "vector" in selected_arm_names(options.arms):
+    if ports.prefetch_query is not None and options.wants_vector():
         ports.prefetch_query(query)
 
 
