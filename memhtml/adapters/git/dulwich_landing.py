@@ -167,16 +167,17 @@ class DulwichLanding:
                     journals.remove(journal)
                     raise
                 fault_point("advance.ref")
+                changes = commit_changes(repo, expected_head, target)
                 edits = [
                     IndexEdit(
                         path=path,
                         blob=None if e is None else (_hex(e.sha), e.mode or FILE_MODE),
                     )
-                    for path, e in commit_changes(repo, expected_head, target)
+                    for path, e in changes
                 ]
                 verified: set[str] = set()
                 try:
-                    tree = finish_working_tree(repo, root, expected_head, target)
+                    tree = finish_working_tree(repo, root, expected_head, target, changes)
                     verified = set(tree.verified)
                 finally:
                     # The branch moved: the index must describe it even when a file failed,
