@@ -219,7 +219,19 @@ def _fetch_local(
     with Repo(path) as source:
         if source.object_format != repo.object_format:
             return LocalGitClient(quiet=True).fetch(path, repo, wants, progress=report).refs or {}
-        missing = source.find_missing_objects(wants, repo.get_graph_walker(), report)
+        refs = source.get_refs()
+        if not wants(refs):
+            # Nothing new: asking dulwich would still load the source's pack bitmaps.
+            return dict(refs)
+        # The refs returned are those the wanted objects were chosen from, not a later read.
+        seen: dict[Ref, ObjectID | None] = {}
+
+        def asked(found: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
+            seen.clear()
+            seen.update(found)
+            return wants(found, depth)
+
+        missing = source.find_missing_objects(asked, repo.get_graph_walker(), report)
         if missing is not None:
             ids = list(missing)
             repo.object_store.add_pack_data(
@@ -233,7 +245,7 @@ def _fetch_local(
                 ),
                 report,
             )
-        return dict(source.get_refs())
+        return seen
 
 
 def _pack_data(

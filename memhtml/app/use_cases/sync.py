@@ -150,7 +150,7 @@ def sync_with(
         GitFailure, StorageFailure: As their names say; nothing pushed is ever lost locally.
     """
     info = ports.remote.remote(remote)
-    exported = False
+    exported, held = False, 0
     if not dry_run and ports.state is not None:
         # Rows a merge moved that a killed sync did not move yet go first, so the import below
         # cannot merge them into the file now at their old path.
@@ -166,7 +166,8 @@ def sync_with(
         # The committed sidecar first joins the table (a fresh clone's table is empty, a
         # killed sync may not have imported it), so the export never drops a row.
         _import_state(ports)
-        exported = export_with(ports.state, ports.git, ports.writer).written
+        export = export_with(ports.state, ports.git, ports.writer)
+        exported, held = export.written, export.rows
     start = ports.git.head()
     tries = max(1, attempts)
     for attempt in range(tries):
@@ -191,7 +192,9 @@ def sync_with(
         follow_merge_moves(
             ports.state, ports.history, ports.git, ports.codec, before=start, after=done.head_after
         )
-        rows = _import_state(ports)
+        # Only commits from the remote bring a sidecar the first import has not seen; else the
+        # committed sidecar is the export's, which holds the table's rows.
+        rows = _import_state(ports) if done.action in (FAST_FORWARD, MERGED) else held
         ports.remote.record_sync(
             SyncMark(
                 remote=remote,
