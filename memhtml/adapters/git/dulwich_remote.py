@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 from dulwich.client import (
     GitClient,
@@ -24,13 +24,13 @@ from dulwich.client import (
     get_transport_and_path,
 )
 from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
-from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import ObjectID
 from dulwich.pack import UnpackedObject, generate_unpacked_objects
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.failures import git_operation
+from memhtml.adapters.git.local_fetch import ancestry, fetch_local, missing_objects
 from memhtml.adapters.git.remote_config import (
     BRANCH_REF,
     redact,
@@ -108,7 +108,7 @@ class DulwichRemote:
             with _counted(progress, PHASE_FETCHING) as report:
                 refs: Mapping[Ref, ObjectID | None] | None
                 if isinstance(transport, LocalGitClient):
-                    refs = _fetch_local(path, repo, wants, report)
+                    refs = fetch_local(path, repo, wants, report)
                 else:
                     refs = transport.fetch(path, repo, determine_wants=wants, progress=report).refs
             sha = (refs or {}).get(Ref(BRANCH_REF))
@@ -196,58 +196,6 @@ class DulwichRemote:
             raise RemoteUnreachable(operation, name, redact(url), _reason(error)) from error
 
 
-class _Wants(Protocol):
-    """Which of the source's objects a fetch wants, from its refs (dulwich's signature)."""
-
-    def __call__(self, refs: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
-        """The wanted commits."""
-        ...
-
-
-def _fetch_local(
-    path: str,
-    repo: Repo,
-    wants: _Wants,
-    report: Callable[[bytes], None],
-) -> Mapping[Ref, ObjectID | None]:
-    """A fetch from a repository on this machine; the source's refs.
-
-    What dulwich's local client does, less its search for deltas to reuse: that search reads
-    every object of every pack in the source (most of a fetch's time in a 10k store), and on
-    one disk a delta saves no transfer. The objects come over whole, in one pack.
-    """
-    with Repo(path) as source:
-        if source.object_format != repo.object_format:
-            return LocalGitClient(quiet=True).fetch(path, repo, wants, progress=report).refs or {}
-        refs = source.get_refs()
-        if not wants(refs):
-            # Nothing new: asking dulwich would still load the source's pack bitmaps.
-            return dict(refs)
-        # The refs returned are those the wanted objects were chosen from, not a later read.
-        seen: dict[Ref, ObjectID | None] = {}
-
-        def asked(found: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
-            seen.clear()
-            seen.update(found)
-            return wants(found, depth)
-
-        missing = source.find_missing_objects(asked, repo.get_graph_walker(), report)
-        if missing is not None:
-            ids = list(missing)
-            repo.object_store.add_pack_data(
-                len(ids),
-                generate_unpacked_objects(
-                    source.object_store,
-                    ids,
-                    reuse_deltas=False,
-                    other_haves=missing.get_remote_has(),
-                    progress=report,
-                ),
-                report,
-            )
-        return seen
-
-
 def _pack_data(
     repo: Repo,
     have: Iterable[ObjectID],
@@ -256,17 +204,18 @@ def _pack_data(
     ofs_delta: bool,
     progress: Callable[[bytes], None] | None,
 ) -> tuple[int, Iterator[UnpackedObject]]:
-    """The objects a push sends: those ``want`` reaches that ``have`` does not."""
-    missing = MissingObjectFinder(
-        repo.object_store, haves=set(have), wants=set(want), progress=progress
-    )
-    ids = list(missing)
+    """The objects a push sends: what ``want`` reaches that ``have`` does not.
+
+    Found as a local fetch finds them (``local_fetch.missing_objects``): dulwich's search
+    collects every object of the common commits' trees first.
+    """
+    held = ancestry(repo.object_store, have)
+    ids = missing_objects(repo.object_store, held.__contains__, list(want))
     return len(ids), generate_unpacked_objects(
         repo.object_store,
-        ids,
+        [(sha, None) for sha in ids],
         reuse_deltas=len(ids) >= REUSE_DELTAS_FROM,
         ofs_delta=ofs_delta,
-        other_haves=missing.get_remote_has(),
         progress=progress,
     )
 
