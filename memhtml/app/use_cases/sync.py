@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final, Literal
 
 import attrs
@@ -25,6 +25,7 @@ import attrs
 from memhtml.app.use_cases.state_ops import export_with, import_with
 from memhtml.app.use_cases.sync_rows import follow_merge_moves, merge_message
 from memhtml.app.use_cases.sync_trees import decide, load_merge, merge_output
+from memhtml.domain.model import MemoryDoc
 from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.domain.sync_values import MergePlan
 from memhtml.faults import fault_point
@@ -131,6 +132,7 @@ class _Round:
     behind: int
     plan: MergePlan | None = None
     skipped_edits: int = 0
+    known: Mapping[bytes, MemoryDoc] = attrs.field(factory=dict)
 
 
 def sync_with(
@@ -186,7 +188,10 @@ def sync_with(
     if not dry_run:
         # From the commits alone: the sync only moved the branch, and walking the working
         # tree for edits it did not make was a third of a sync into 10,000 memories.
-        report = ports.indexer.update(embed=ports.embed, progress=progress, committed_only=True)
+        # The memories a merge parsed are not parsed again.
+        report = ports.indexer.update(
+            embed=ports.embed, progress=progress, known=done.known, committed_only=True
+        )
         indexed = report.added + report.modified + report.removed + report.renamed
         fault_point("sync.indexed")
         follow_merge_moves(
@@ -243,6 +248,7 @@ def _round(ports: SyncPorts, remote: str, *, dry_run: bool, progress: ProgressSi
         remote_head: str | None,
         plan: MergePlan | None = None,
         skipped: int = 0,
+        known: Mapping[bytes, MemoryDoc] | None = None,
     ) -> _Round:
         return _Round(
             action=action,
@@ -253,6 +259,7 @@ def _round(ports: SyncPorts, remote: str, *, dry_run: bool, progress: ProgressSi
             behind=counts.behind,
             plan=plan,
             skipped_edits=skipped,
+            known={} if known is None else known,
         )
 
     if ours is None and theirs is None:
@@ -294,7 +301,7 @@ def _round(ports: SyncPorts, remote: str, *, dry_run: bool, progress: ProgressSi
     fault_point("sync.merged")
     ports.remote.push(remote, new=merged, expected=theirs, progress=progress)
     fault_point("sync.pushed")
-    return ended(MERGED, merged, merged, plan, output.skipped_edits)
+    return ended(MERGED, merged, merged, plan, output.skipped_edits, found.docs)
 
 
 def _import_state(ports: SyncPorts) -> int:
