@@ -4,9 +4,11 @@ Builds a store of ``--size`` generated memories, pushes it to a bare remote and 
 second machine. Then, per run: the first machine commits ``--incoming`` new memories and
 pushes; a fresh copy of the second machine syncs them in, once as a fast-forward and once as
 a merge (it has one commit of its own), timed around ``Store.sync`` (fetch, merge, branch move,
-push, lexical index catch-up, state import). Last, a no-op sync is timed against one
-``git fetch`` of the same remote by the system git, interleaved. Copies get their git index's
-stat data refreshed first (``copied``), as a real clone's would be.
+push, lexical index catch-up, state import). The template the copies come from syncs after
+each timed sync, so every copy is exactly ``--incoming`` memories behind (before, the n-th
+copy was n times that behind). Last, a no-op sync is timed against one ``git fetch`` of the
+same remote by the system git, interleaved. Copies get their git index's stat data refreshed
+first (``copied``), as a real clone's would be.
 
     PYTHONPATH=. .venv/bin/python -m bench.bench_sync --size 10000 --incoming 100 --runs 3
 """
@@ -116,6 +118,9 @@ def main() -> None:
                 assert action == ("fast-forward" if kind == "fast-forward" else "merged"), action
                 rows[kind].append(seconds)
                 shutil.rmtree(machine)
+                # The next copy must be exactly ``--incoming`` memories behind the remote.
+                with opened(template) as store:
+                    store.sync()
         idle = top / "b-idle"
         copied(template, idle)
         with opened(idle) as store:

@@ -231,6 +231,7 @@ class Indexer(Protocol):
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
         vectors: Mapping[str, bytes] | None = None,
+        committed_only: bool = False,
     ) -> UpdateReport:
         """Bring the index from its watermark to HEAD plus the uncommitted working tree.
 
@@ -254,6 +255,11 @@ class Indexer(Protocol):
                 projected that lacks a vector gets the handed one, stored rather than embedded
                 again, even when ``embed`` is false. Ignored without a bound embedder (no
                 space to vouch for them) and for chunks the pass did not project.
+            committed_only: Apply the commits since the watermark and nothing else: the
+                working tree is not walked (a sync, which knows it only moved the branch).
+                Every path the commits touched takes HEAD's content; the paths the last pass
+                read from the working tree stay recorded as dirty, so the next full pass
+                revisits them, and edits made since that pass wait for it as well.
 
         Raises:
             IndexStale: The watermark is NULL because another process is rebuilding now.

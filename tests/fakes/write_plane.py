@@ -111,10 +111,12 @@ class FakeIndex:
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
         vectors: Mapping[str, bytes] | None = None,
+        committed_only: bool = False,
     ) -> UpdateReport:
-        """Refuse as the real indexer does, or fail as told, or project HEAD (no progress);
-        files whose bytes ``known`` holds take that document instead of a parse; handed
-        ``vectors`` are stored."""
+        """Refuse as the real indexer does, or fail as told, or project HEAD (no progress,
+        and no working tree to skip, whatever ``committed_only`` says); files whose bytes
+        ``known`` holds take that document instead of a parse; handed ``vectors`` are
+        stored."""
         self.updates += 1
         failure = self.update_failures.get(self.updates)
         if failure is not None:

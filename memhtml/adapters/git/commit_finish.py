@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Final
 
 import attrs
-from dulwich.diff_tree import tree_changes
-from dulwich.objects import TreeEntry
+from dulwich.objects import ObjectID, TreeEntry
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.index_file import (
@@ -36,6 +35,7 @@ from memhtml.adapters.git.repository import (
     is_file_mode,
     tree_path_lookup,
 )
+from memhtml.adapters.git.tree_diff import leaf_changes
 from memhtml.adapters.git.working_tree import prune_empty_parents, remove_file, write_file
 from memhtml.faults import fault_point
 from memhtml.ports.git import blob_sha
@@ -74,31 +74,43 @@ class FinishedTree:
 
 def commit_changes(repo: Repo, old: str | None, new: str) -> list[tuple[str, TreeEntry | None]]:
     """Each file path that differs between commits ``old`` and ``new``, with its new entry
-    (``None`` when ``new`` drops it). Submodules and non-UTF-8 paths are skipped."""
+    (``None`` when ``new`` drops it). Submodules and non-UTF-8 paths are skipped.
+
+    Through ``tree_diff.leaf_changes``: dulwich's ``tree_changes`` compares every entry of
+    each folder it enters in Python (0.2 s for a sync of 100 files into 10,000).
+    """
     old_tree = commit_tree_or_empty(repo, old)
     new_tree = commit_tree_or_empty(repo, new)
     out: dict[str, TreeEntry | None] = {}
-    for change in tree_changes(repo.object_store, old_tree, new_tree):
-        gone, came = change.old, change.new
-        if gone is not None and gone.path is not None and is_file_mode(gone.mode or 0):
-            path = decode_path(gone.path)
-            if path is not None:
-                out.setdefault(path, None)
-        if came is not None and came.path is not None and is_file_mode(came.mode or 0):
-            path = decode_path(came.path)
-            if path is not None:
-                out[path] = came
+    for raw, gone, came in leaf_changes(repo.object_store, old_tree, new_tree):
+        path = decode_path(raw)
+        if path is None:
+            continue
+        if came is not None and is_file_mode(came[0]):
+            out[path] = TreeEntry(raw, came[0], ObjectID(came[1]))
+        elif gone is not None and is_file_mode(gone[0]):
+            out[path] = None
     return sorted(out.items())
 
 
-def finish_working_tree(repo: Repo, root: Path, old: str | None, new: str) -> FinishedTree:
-    """Bring the working files to commit ``new`` from ``old``, keeping every foreign edit."""
+def finish_working_tree(
+    repo: Repo,
+    root: Path,
+    old: str | None,
+    new: str,
+    changes: list[tuple[str, TreeEntry | None]] | None = None,
+) -> FinishedTree:
+    """Bring the working files to commit ``new`` from ``old``, keeping every foreign edit.
+
+    ``changes`` is ``commit_changes(repo, old, new)`` when the caller has it already.
+    """
     in_old = tree_path_lookup(repo, commit_tree_or_empty(repo, old))
     edits: list[IndexEdit] = []
     verified: set[str] = set()
     kept: list[str] = []
     written = 0
-    changes = commit_changes(repo, old, new)
+    if changes is None:
+        changes = commit_changes(repo, old, new)
     before: dict[str, str] = {}
     for path, _ in changes:
         found = in_old(path)

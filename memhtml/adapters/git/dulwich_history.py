@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from dulwich.diff_tree import tree_changes
 from dulwich.graph import find_merge_base
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
@@ -21,6 +20,7 @@ from memhtml.adapters.git.repository import (
     open_repository,
     tree_path_lookup,
 )
+from memhtml.adapters.git.tree_diff import leaf_changes
 from memhtml.domain.sync_values import Stamp
 from memhtml.ports.git_history import AheadBehind, MergeCommit, PathChange
 
@@ -54,22 +54,17 @@ class DulwichHistory:
         with self._repo() as repo:
             before, after = commit_tree_or_empty(repo, old), commit_tree_or_empty(repo, new)
             found: dict[str, PathChange] = {}
-            for change in tree_changes(repo.object_store, before, after):
-                for entry, is_new in ((change.old, False), (change.new, True)):
-                    if entry is None or entry.path is None or entry.sha is None:
-                        continue
-                    if not is_file_mode(entry.mode or 0):
-                        continue
-                    path = decode_path(entry.path)
-                    if path is None:
-                        continue
-                    known = found.get(path, PathChange(path=path, old=None, new=None))
-                    sha = entry.sha.decode("ascii")
-                    found[path] = PathChange(
-                        path=path,
-                        old=known.old if is_new else sha,
-                        new=sha if is_new else known.new,
-                    )
+            # ``tree_diff.leaf_changes``, not dulwich's ``tree_changes``, which compares every
+            # entry of each folder it enters in Python (0.13 s per side of a merge into 10k).
+            for raw, was, now in leaf_changes(repo.object_store, before, after):
+                path = decode_path(raw)
+                if path is None:
+                    continue
+                found[path] = PathChange(
+                    path=path,
+                    old=_file_sha(was),
+                    new=_file_sha(now),
+                )
         return tuple(found[path] for path in sorted(found) if found[path].old != found[path].new)
 
     def last_touches(
@@ -146,3 +141,10 @@ def _count(repo: Repo, include: str | None, exclude: str | None) -> int:
         return 0
     excluded = [] if exclude is None else [_oid(exclude)]
     return sum(1 for _ in repo.get_walker(include=[_oid(include)], exclude=excluded))
+
+
+def _file_sha(entry: tuple[int, bytes] | None) -> str | None:
+    """The blob id of a leaf that is a file (or a symlink); ``None`` for none or a gitlink."""
+    if entry is None or not is_file_mode(entry[0]):
+        return None
+    return entry[1].decode("ascii")

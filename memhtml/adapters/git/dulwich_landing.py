@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Final
 
 import attrs
-from dulwich.object_store import commit_tree_changes
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import HEADREF
 
@@ -37,6 +36,7 @@ from memhtml.adapters.git.leftovers import LOCK_SUFFIX
 from memhtml.adapters.git.locks import inode_of
 from memhtml.adapters.git.recovery import quick_look, run_recovery
 from memhtml.adapters.git.repository import head_commit, open_repository, require_worktree
+from memhtml.adapters.git.tree_edit import edit_tree
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
 from memhtml.faults import fault_point
 from memhtml.ports.clock import Clock
@@ -113,7 +113,7 @@ class DulwichLanding:
                 for w in writes
             ]
             commit = Commit()
-            commit.tree = commit_tree_changes(store, ObjectID(first.tree), changes)
+            commit.tree = edit_tree(store, ObjectID(first.tree), changes)
             commit.parents = [ObjectID(p.encode("ascii")) for p in parents]
             sign_commit(
                 commit,
@@ -167,16 +167,17 @@ class DulwichLanding:
                     journals.remove(journal)
                     raise
                 fault_point("advance.ref")
+                changes = commit_changes(repo, expected_head, target)
                 edits = [
                     IndexEdit(
                         path=path,
                         blob=None if e is None else (_hex(e.sha), e.mode or FILE_MODE),
                     )
-                    for path, e in commit_changes(repo, expected_head, target)
+                    for path, e in changes
                 ]
                 verified: set[str] = set()
                 try:
-                    tree = finish_working_tree(repo, root, expected_head, target)
+                    tree = finish_working_tree(repo, root, expected_head, target, changes)
                     verified = set(tree.verified)
                 finally:
                     # The branch moved: the index must describe it even when a file failed,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
@@ -20,14 +20,17 @@ from dulwich.client import (
     GitClient,
     HTTPProxyUnauthorized,
     HTTPUnauthorized,
+    LocalGitClient,
     get_transport_and_path,
 )
 from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
 from dulwich.objects import ObjectID
+from dulwich.pack import UnpackedObject, generate_unpacked_objects
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.failures import git_operation
+from memhtml.adapters.git.local_fetch import ancestry, fetch_local, missing_objects
 from memhtml.adapters.git.remote_config import (
     BRANCH_REF,
     redact,
@@ -53,6 +56,10 @@ PHASE_PUSHING: Final = "pushing"
 FETCH_OPERATION: Final = "fetch"
 PUSH_OPERATION: Final = "push"
 STALE: Final = "its branch moved since it was fetched"
+# From this many objects sent, a push looks for deltas its packs hold to send them as deltas.
+# The search reads every object of every local pack, so below it (a sync's few new memories)
+# it costs far more than the bytes it saves.
+REUSE_DELTAS_FROM: Final = 2_000
 _COUNTER: Final = re.compile(rb"\((\d+)/(\d+)\)|: (\d+)/(\d+)")
 _REASONS: Final[tuple[tuple[type[BaseException], str], ...]] = (
     (HTTPUnauthorized, "the remote refused the credentials"),
@@ -99,8 +106,12 @@ class DulwichRemote:
                 return [sha] if sha is not None and sha not in repo.object_store else []
 
             with _counted(progress, PHASE_FETCHING) as report:
-                result = transport.fetch(path, repo, determine_wants=wants, progress=report)
-            sha = (result.refs or {}).get(Ref(BRANCH_REF))
+                refs: Mapping[Ref, ObjectID | None] | None
+                if isinstance(transport, LocalGitClient):
+                    refs = fetch_local(path, repo, wants, report)
+                else:
+                    refs = transport.fetch(path, repo, determine_wants=wants, progress=report).refs
+            sha = (refs or {}).get(Ref(BRANCH_REF))
             ref = Ref(tracking_ref(name))
             if sha is None:
                 repo.refs.remove_if_equals(ref, None)
@@ -136,9 +147,7 @@ class DulwichRemote:
                 return {Ref(BRANCH_REF): new_sha}
 
             def pack_data(have, want, *, ofs_delta=False, progress=None):  # type: ignore[no-untyped-def]
-                return repo.generate_pack_data(
-                    set(have), set(want), progress=progress, ofs_delta=ofs_delta
-                )
+                return _pack_data(repo, have, want, ofs_delta=ofs_delta, progress=progress)
 
             with _counted(progress, PHASE_PUSHING) as report:
                 result = transport.send_pack(
@@ -185,6 +194,30 @@ class DulwichRemote:
             raise
         except Exception as error:
             raise RemoteUnreachable(operation, name, redact(url), _reason(error)) from error
+
+
+def _pack_data(
+    repo: Repo,
+    have: Iterable[ObjectID],
+    want: Iterable[ObjectID],
+    *,
+    ofs_delta: bool,
+    progress: Callable[[bytes], None] | None,
+) -> tuple[int, Iterator[UnpackedObject]]:
+    """The objects a push sends: what ``want`` reaches that ``have`` does not.
+
+    Found as a local fetch finds them (``local_fetch.missing_objects``): dulwich's search
+    collects every object of the common commits' trees first.
+    """
+    held = ancestry(repo.object_store, have)
+    ids = missing_objects(repo.object_store, held.__contains__, list(want))
+    return len(ids), generate_unpacked_objects(
+        repo.object_store,
+        [(sha, None) for sha in ids],
+        reuse_deltas=len(ids) >= REUSE_DELTAS_FROM,
+        ofs_delta=ofs_delta,
+        progress=progress,
+    )
 
 
 def _reason(error: BaseException) -> str:

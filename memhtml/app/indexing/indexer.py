@@ -167,6 +167,7 @@ class StoreIndexer:
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
         vectors: Mapping[str, bytes] | None = None,
+        committed_only: bool = False,
     ) -> UpdateReport:
         """See ``Indexer.update``."""
         context = self._context
@@ -181,7 +182,9 @@ class StoreIndexer:
             if state is None or state.head_sha is None:
                 raise IndexStale(RUNNING_REASON)
         self._check_space(state)
-        report, chunk_ids = run_update(context, state, progress, known=known)
+        report, chunk_ids = run_update(
+            context, state, progress, known=known, committed_only=committed_only
+        )
         if self._history is not None:
             follow_line(context.git, self._history, report.head_sha)
         if retokenized is not None:

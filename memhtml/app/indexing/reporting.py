@@ -56,10 +56,15 @@ class ReportingIndexer:
         progress: ProgressSink = NO_PROGRESS,
         known: Mapping[bytes, MemoryDoc] | None = None,
         vectors: Mapping[str, bytes] | None = None,
+        committed_only: bool = False,
     ) -> UpdateReport:
         """See ``Indexer.update``."""
         return self._inner.update(
-            embed=embed, progress=self._sink(progress), known=known, vectors=vectors
+            embed=embed,
+            progress=self._sink(progress),
+            known=known,
+            vectors=vectors,
+            committed_only=committed_only,
         )
 
     def embed_missing(

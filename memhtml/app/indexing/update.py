@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import attrs
+
 from memhtml.app.indexing.context import IndexContext
 from memhtml.app.indexing.parse_pool import SourceFile, parse_files
 from memhtml.domain.content_claims import (
@@ -46,11 +48,14 @@ def run_update(
     progress: ProgressSink = NO_PROGRESS,
     *,
     known: Mapping[bytes, MemoryDoc] | None = None,
+    committed_only: bool = False,
 ) -> tuple[UpdateReport, tuple[str, ...]]:
     """Apply committed and uncommitted changes since ``state``'s watermark.
 
     ``progress`` hears of the parsing phase; files whose exact bytes ``known`` holds are not
-    parsed again.
+    parsed again. ``committed_only`` applies the commits alone and never walks the working
+    tree (see ``Indexer.update``): the paths the last pass read from the working tree stay
+    recorded as dirty, so the next full pass revisits them.
 
     Returns:
         The report (``embeddings_written`` left 0) and the ids of the chunks this pass
@@ -58,11 +63,13 @@ def run_update(
     """
     git, store = context.git, context.store
     head = git.head()
-    working = git.status()
     watermark = watermark_commit(state)
     committed = git.diff(watermark, head) if head != watermark else ()
-    plan = plan_update(committed, working, state.dirty_paths)
-    if head == watermark and plan.empty:
+    if committed_only:
+        plan = attrs.evolve(plan_update(committed, ()), dirty_after=state.dirty_paths)
+    else:
+        plan = plan_update(committed, git.status(), state.dirty_paths)
+    if head == watermark and (plan.empty or committed_only):
         store.refresh_context()  # an index migrated since its last pass; else nothing to do
         return UpdateReport(head_sha=head, unchanged=True), ()
     # Who holds each remembered duplicate's hash, asked before any row moves or goes.

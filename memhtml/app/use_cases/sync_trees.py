@@ -14,6 +14,7 @@ import attrs
 
 from memhtml.domain.errors import InvalidInput, InvalidMemory
 from memhtml.domain.meta_names import SUPERSEDED_BY
+from memhtml.domain.model import MemoryDoc
 from memhtml.domain.paths import is_indexable_path
 from memhtml.domain.sidecar import SIDECAR_PATH
 from memhtml.domain.sync_ledger import Key
@@ -46,11 +47,17 @@ TASK_TYPE = "task"
 
 @attrs.frozen(kw_only=True)
 class MergeInput:
-    """The three trees at the touched paths, with the stamps and the paths a move must avoid."""
+    """The three trees at the touched paths, with the stamps and the paths a move must avoid.
+
+    Attributes:
+        docs: The memory files parsed on the way, by their bytes (the index catch-up's
+            ``known``, so it does not parse them again).
+    """
 
     sides: MergeSides
     stamps: Mapping[Key, Stamp]
     occupied: frozenset[str]
+    docs: Mapping[bytes, MemoryDoc] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -73,10 +80,18 @@ class MergeOutput:
 
 def memory_facts(codec: MemoryCodec, data: bytes) -> MemoryFacts | None:
     """What the rules read from a memory file; ``None`` when it does not parse."""
+    doc = _parsed(codec, data)
+    return None if doc is None else _facts(doc)
+
+
+def _parsed(codec: MemoryCodec, data: bytes) -> MemoryDoc | None:
     try:
-        doc = codec.parse(data)
+        return codec.parse(data)
     except (InvalidMemory, InvalidInput):
         return None
+
+
+def _facts(doc: MemoryDoc) -> MemoryFacts:
     superseded = doc.superseded_by.lstrip("/") if doc.superseded_by else None
     return MemoryFacts(
         content_hash=doc.content_hash,
@@ -112,7 +127,8 @@ def load_merge(
         sha for tree in blobs.values() for path, sha in tree.items() if is_indexable_path(path)
     }
     data = git.read_blobs(sorted(memory_blobs)) if memory_blobs else {}
-    facts = {sha: memory_facts(codec, body) for sha, body in data.items()}
+    parsed = {sha: _parsed(codec, body) for sha, body in data.items()}
+    facts = {sha: None if doc is None else _facts(doc) for sha, doc in parsed.items()}
 
     def versions(tree: Mapping[str, str]) -> dict[str, Version]:
         return {path: Version(blob=sha, memory=facts.get(sha)) for path, sha in tree.items()}
@@ -130,14 +146,17 @@ def load_merge(
             # that picked it) sorts first: the other side's dated change wins.
             stamps[(side, path)] = touches.get(path, Stamp(time=0, commit=tip))
     touched = set(sides.touched())
-    listed = {tip: git.list_tree(tip) for tip in (ours, theirs)}
-    occupied = frozenset(
-        entry.path for entries in listed.values() for entry in entries if entry.path not in touched
-    )
+    # A path neither side touched is the same in both tips (and the base), so one tip's tree
+    # tells what is occupied; and a moved file only lands beside a touched path, so only
+    # their folders are listed (every path twice was a quarter of a merge into 10,000).
+    folders = {path.rpartition("/")[0] for path in touched}
+    prefixes = () if "" in folders else (*sorted(folders), SIDECAR_PATH)
+    listed = git.list_tree(ours, prefixes)
+    occupied = frozenset(entry.path for entry in listed if entry.path not in touched)
     if SIDECAR_PATH not in touched:
         # Untouched, it is still merged when rows must follow moved memories: give the plan
         # its (equal) versions, which ``touched`` ignores.
-        held = {e.blob_sha for e in listed[ours] if e.path == SIDECAR_PATH}
+        held = {e.blob_sha for e in listed if e.path == SIDECAR_PATH}
         if held:
             same = {SIDECAR_PATH: Version(blob=held.pop())}
             sides = MergeSides(
@@ -145,7 +164,8 @@ def load_merge(
                 ours={**sides.ours, **same},
                 theirs={**sides.theirs, **same},
             )
-    return MergeInput(sides=sides, stamps=stamps, occupied=occupied)
+    docs = {data[sha]: doc for sha, doc in parsed.items() if doc is not None}
+    return MergeInput(sides=sides, stamps=stamps, occupied=occupied, docs=docs)
 
 
 def decide(found: MergeInput) -> MergePlan:
