@@ -65,6 +65,7 @@ class ArmNeed(StrEnum):
     QUERY_VECTOR = "query_vector"
     STATE = "state"
     QUERY_ENTITIES = "query_entities"
+    QUERY_WINDOWS = "query_windows"
 
 
 @attrs.frozen(kw_only=True)
@@ -105,6 +106,12 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
         default=False,
     ),
     ArmSpec(
+        name="time",
+        weight=1.5,
+        kind=ArmKind.QUERY,
+        needs=frozenset({ArmNeed.QUERY_VECTOR, ArmNeed.QUERY_WINDOWS}),
+    ),
+    ArmSpec(
         name="graph",
         weight=0.5,
         kind=ArmKind.QUERY,
@@ -116,7 +123,9 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
 
 ``entity`` (issue 15) is opt-in (``--arms``): the default set changes only on an evaluation
 (issue 13), and none has put it there. ``graph`` joined the default set when its implicit
-session edges were measured on LoCoMo (docs/ranking.md §10)."""
+session edges were measured on LoCoMo (docs/ranking.md §10), ``time`` (the vector arm inside
+the dates a query names, ``domain.query_dates``) when its windows were; it fires only for a
+query that names a date and has a vector."""
 
 
 def selected_arm_names(

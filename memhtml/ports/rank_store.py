@@ -15,6 +15,7 @@ import attrs
 
 from memhtml.domain.fts_query import LexicalQuery
 from memhtml.domain.fusion import DEFAULT_ARM_LIMIT, RRF_K, ArmSpec, Fused
+from memhtml.domain.query_dates import DateWindow
 from memhtml.domain.scope import SearchScope
 from memhtml.ports.embedder import Vector
 
@@ -58,6 +59,8 @@ class FusionQuery:
             non-empty when ``entity`` fires.
         prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``); ``None`` adds
             them like any arm.
+        windows: The day windows the query names (``domain.query_dates``); required
+            non-empty when ``time`` fires.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -75,6 +78,7 @@ class FusionQuery:
     vector_max_distance: float | None = None
     entities: tuple[str, ...] = ()
     prior_bound: float | None = None
+    windows: tuple[DateWindow, ...] = ()
 
 
 class RankStore(Protocol):

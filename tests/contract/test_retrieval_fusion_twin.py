@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from datetime import date
 from typing import Final
 
 from hypothesis import example, given, settings
@@ -25,6 +26,7 @@ from memhtml.domain.fts_query import fts_query_forms
 from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, active_arms, fuse
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
 from memhtml.domain.lexical_context import ContextFacts, context_documents, previous_in_session
+from memhtml.domain.query_dates import DateWindow
 from memhtml.domain.reinforce import (
     AccessRow,
     salience_applies,
@@ -67,6 +69,13 @@ STAMPS: Final = (
 NOW_STAMPS: Final = ("2026-10-01T00:00:00Z", "2026-09-14T07:02:11Z", "2025-01-01T00:00:00Z")
 ENTITIES: Final = (("person", "Sasha"), ("service", "api"), ("concept", "drain"))
 TAGS: Final = ("ops", "Billing")
+# Day windows around the stamps above: single days, a span across them, one past the end.
+WINDOWS: Final = (
+    DateWindow(start=date(2026, 3, 1), end=date(2026, 3, 1)),
+    DateWindow(start=date(2026, 9, 7), end=date(2026, 9, 21)),
+    DateWindow(start=date(2026, 1, 1), end=date(2026, 12, 31)),
+    DateWindow(start=date(2026, 12, 25), end=date(2027, 1, 8)),
+)
 # Keys as the planner hands them over; "tag:ops" and "person:sasha" fold to what rows hold.
 ENTITY_KEYS: Final = ("person:sasha", "service:api", "concept:drain", "tag:ops", "tag:billing")
 
@@ -121,6 +130,7 @@ def memory_rows(draw: st.DrawFn) -> tuple[MemoryRow, ...]:
                 body_text=" ".join(words),
                 fts_text=" ".join(words),
                 workspace=path.split("/")[1] if path.startswith("projects/") else None,
+                created_at=draw(st.sampled_from(STAMPS)),
                 updated_at=draw(st.sampled_from(STAMPS)),
                 event_at=draw(st.one_of(st.none(), st.sampled_from(STAMPS))),
                 session_id=draw(st.sampled_from((None, "chat-1", "chat-2"))),
@@ -198,6 +208,20 @@ def _vector_order(rows: Sequence[MemoryRow], query: tuple[float, ...]) -> list[s
     return sorted(nearest, key=lambda p: (nearest[p], p))
 
 
+def _time_order(
+    rows: Sequence[MemoryRow], query: tuple[float, ...], windows: Sequence[DateWindow]
+) -> list[str]:
+    """The vector order among the memories whose event (else creation) day is in a window."""
+    inside = [
+        row
+        for row in rows
+        if any(
+            w.holds(row.event_at if row.event_at is not None else row.created_at) for w in windows
+        )
+    ]
+    return _vector_order(inside, query)
+
+
 def _entity_order(rows: Sequence[MemoryRow], keys: Sequence[str], arm_limit: int) -> list[str]:
     held = {
         row.path: {entity_key(k, n) for k, n in row.entities} | {tag_key(t) for t in row.tags}
@@ -265,11 +289,11 @@ def _twin(
     edges: Sequence[EdgeRow],
     arms: Sequence[ArmSpec],
     scope: SearchScope,
-    inputs: tuple[str, tuple[float, ...] | None, str, tuple[str, ...]],
+    inputs: tuple[str, tuple[float, ...] | None, str, tuple[str, ...], tuple[DateWindow, ...]],
     switches: tuple[bool, dict[str, float], float, int, int],
 ) -> tuple[Fused, ...]:
     """The twin's answer: per-arm lists computed in Python, folded by ``fuse``."""
-    match, query_vector, now, keys = inputs
+    match, query_vector, now, keys, windows = inputs
     gate_priors, arm_weights, k, arm_limit, limit = switches
     admitted = [row for row in rows if scope_admits(scope, scope_facts(row))]
     full: dict[str, list[str]] = {}
@@ -283,6 +307,9 @@ def _twin(
             full["recency"] = _recency_order(admitted)
         elif arm.name == "entity":
             full["entity"] = _entity_order(admitted, keys, arm_limit)
+        elif arm.name == "time":
+            assert query_vector is not None
+            full["time"] = _time_order(admitted, query_vector, windows)
         elif arm.name == "graph":
             continue  # ranked below, from the other query arms' cut lists
         else:
@@ -338,6 +365,7 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=8, max_size=16,
     every_term=st.booleans(),
     query_vector=st.one_of(st.none(), st.sampled_from(QUERY_VECTORS)),
     query_keys=st.lists(st.sampled_from(ENTITY_KEYS), unique=True, max_size=3).map(sorted),
+    query_windows=st.lists(st.sampled_from(WINDOWS), unique=True, max_size=2),
     has_state=st.booleans(),
     arm_weights=weights,
     k=st.sampled_from([60, 0, 20, 7.5]),
@@ -358,6 +386,7 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=8, max_size=16,
     every_term=False,
     query_vector=None,
     query_keys=[],
+    query_windows=[],
     has_state=True,
     arm_weights={},
     k=60,
@@ -380,6 +409,7 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=8, max_size=16,
     every_term=False,
     query_vector=None,
     query_keys=["tag:ops"],
+    query_windows=[],
     has_state=False,
     arm_weights={},
     k=20,
@@ -406,6 +436,7 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=8, max_size=16,
     every_term=False,
     query_vector=None,
     query_keys=[],
+    query_windows=[],
     has_state=False,
     arm_weights={},
     k=20,
@@ -430,6 +461,46 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=8, max_size=16,
     every_term=False,
     query_vector=None,
     query_keys=[],
+    query_windows=[],
+    has_state=False,
+    arm_weights={},
+    k=20,
+    arm_limit=40,
+    limit=12,
+    now=NOW_STAMPS[0],
+)
+@example(
+    # The time arm: b's event day and c's creation day fall in the window, a's event day does
+    # not (its creation day would); b and c are ranked by the vector arm's distance.
+    rows=(
+        MemoryRow(
+            path="areas/a.html",
+            fts_text="cache",
+            created_at="2026-03-01T12:00:00Z",
+            event_at="2027-01-01",
+            chunks=(ChunkRow(text="chunk", vector=CHUNK_VECTORS[1]),),
+        ),
+        MemoryRow(
+            path="areas/B.html",
+            fts_text="drain",
+            event_at="2026-03-01T12:00:00Z",
+            chunks=(ChunkRow(text="chunk", vector=CHUNK_VECTORS[2]),),
+        ),
+        MemoryRow(
+            path="resources/f.html",
+            fts_text="merge",
+            created_at="2026-03-01T12:00:00Z",
+            chunks=(ChunkRow(text="chunk", vector=CHUNK_VECTORS[3]),),
+        ),
+    ),
+    access=[],
+    edges=[],
+    scope=SearchScope(),
+    query_words=["cache"],
+    every_term=False,
+    query_vector=QUERY_VECTORS[0],
+    query_keys=[],
+    query_windows=[WINDOWS[0]],
     has_state=False,
     arm_weights={},
     k=20,
@@ -447,6 +518,7 @@ def test_sql_fold_equals_the_twin(
     every_term: bool,
     query_vector: tuple[float, ...] | None,
     query_keys: list[str],
+    query_windows: list[DateWindow],
     has_state: bool,
     arm_weights: dict[str, float],
     k: float,
@@ -467,6 +539,9 @@ def test_sql_fold_equals_the_twin(
         available.add(ArmNeed.STATE)
     if query_keys:
         available.add(ArmNeed.QUERY_ENTITIES)
+    if query_windows:
+        available.add(ArmNeed.QUERY_WINDOWS)
+    windows = tuple(w.as_text() for w in query_windows)
     assembled = assemble_scope(scope)
     packed = None if query_vector is None else pack_f32(query_vector)
     preselector = VectorPreselector(db)
@@ -498,6 +573,7 @@ def test_sql_fold_equals_the_twin(
                 limit=limit,
                 arm_limit=arm_limit,
                 entities=query_keys,
+                windows=windows,
             )
             expected = _twin(
                 db,
@@ -506,7 +582,7 @@ def test_sql_fold_equals_the_twin(
                 edges,
                 arms,
                 scope,
-                (match, query_vector, now, tuple(query_keys)),
+                (match, query_vector, now, tuple(query_keys), tuple(query_windows)),
                 (gate_priors, arm_weights, k, arm_limit, limit),
             )
             _assert_same(expected, actual)
@@ -527,5 +603,6 @@ def test_sql_fold_equals_the_twin(
                         arm_limit=arm_limit,
                         entities=query_keys,
                         vector_ranked=ranked,
+                        windows=windows,
                     )
                     _assert_same(expected, warm)

@@ -19,6 +19,7 @@ from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.fusion import RANK_ARMS, arm_named
 from memhtml.domain.scope import SearchScope
 from tests.fakes.retrieval_rows import (
+    DEFAULT_STAMP,
     TEST_SPACE,
     ChunkRow,
     EdgeRow,
@@ -68,10 +69,12 @@ def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
         embed_model=TEST_SPACE,
         now=NOW,
         seed_ctes=("arm_fts",) if seeded else (),
+        windows=6,
     )
     keys = '["tag:ops", "tag:a", "tag:b", "tag:c"]'
-    params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)), keys)
-    used = {"vector": 4, "entity": 5}.get(name, 2)
+    windows = f'["{DEFAULT_STAMP[:10]}|{DEFAULT_STAMP[:10]}"]'
+    params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)), keys, windows)
+    used = {"vector": 4, "entity": 5, "time": 6}.get(name, 2)
     seed = f"WITH arm_fts(path, rank) AS ({ARM_SQL['fts'](holes)}) " if seeded else ""
     rows = db.all(f"{seed}SELECT * FROM ({ARM_SQL[name](holes)})", params[:used])
     assert [2] * len(rows) == [len(row) for row in rows]
@@ -79,7 +82,8 @@ def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
 
 
 def test_weights_and_the_constant_are_inlined_not_bound() -> None:
-    """Overrides appear as literals; the statement still names only ?1–?5 without a scope."""
+    """Overrides appear as literals; without a scope the statement names only ?1–?5, and the
+    time arm's windows right after them."""
     plan = FusionPlan(
         arms=RANK_ARMS, weights=(("fts", 0.25),), rrf_k=20, embed_model=TEST_SPACE, now=NOW
     )
@@ -87,7 +91,7 @@ def test_weights_and_the_constant_are_inlined_not_bound() -> None:
     assert sql is not None
     assert "coalesce(0.25 / (arm_fts.rank + 20), 0.0)" in sql
     assert "coalesce(0.4 / (arm_salience.rank + 20), 0.0)" in sql
-    assert {"1", "2", "3", "4", "5"} == set(re.findall(r"\?(\d+)", sql))
+    assert {"1", "2", "3", "4", "5", "6"} == set(re.findall(r"\?(\d+)", sql))
 
 
 def test_scope_values_keep_their_numbers_whichever_arms_fire() -> None:

@@ -59,6 +59,8 @@ class MemoryRankStore:
             raise ValueError("the vector arm needs a query vector")
         if "entity" in names and not query.entities:
             raise ValueError("the entity arm needs the query's entities")
+        if "time" in names and (query.vector is None or not query.windows):
+            raise ValueError("the time arm needs a query vector and the query's windows")
         rankers: dict[str, Callable[[FusionQuery, list[str]], list[str]]] = {
             "fts": self._fts,
             "context": self._context,
@@ -66,6 +68,7 @@ class MemoryRankStore:
             "recency": self._recency,
             "salience": self._salience,
             "entity": self._entity,
+            "time": self._time,
         }
         admitted = sorted(path for path in self._t.files if self._admits(query.scope, path))
         rankings: dict[str, list[str]] = {}
@@ -139,8 +142,26 @@ class MemoryRankStore:
         return sorted((p for p in scores if p in inside), key=lambda p: (scores[p], p))
 
     def _vector(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        nearest = self._nearest(query, admitted)
+        bound = query.vector_max_distance
+        kept = [p for p in nearest if bound is None or nearest[p] <= bound]
+        return sorted(kept, key=lambda p: (nearest[p], p))
+
+    def _time(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        files = self._t.files
+
+        def inside(path: str) -> bool:
+            row = files[path]
+            stamp = row.event_at if row.event_at is not None else row.created_at
+            return any(window.holds(stamp) for window in query.windows)
+
+        nearest = self._nearest(query, [path for path in admitted if inside(path)])
+        return sorted(nearest, key=lambda p: (nearest[p], p))
+
+    def _nearest(self, query: FusionQuery, admitted: Sequence[str]) -> dict[str, float]:
+        """Each admitted path with a vector in the query's space: its nearest chunk's distance."""
         if query.vector is None:  # pragma: no cover - checked in fused_ranks
-            return []
+            return {}
         t = self._t
         probe = pack_f32(query.vector)
         nearest: dict[str, float] = {}
@@ -153,9 +174,7 @@ class MemoryRankStore:
             distance = _NO_COSINE if distance is None else distance
             if chunk.path not in nearest or distance < nearest[chunk.path]:
                 nearest[chunk.path] = distance
-        bound = query.vector_max_distance
-        kept = [p for p in nearest if bound is None or nearest[p] <= bound]
-        return sorted(kept, key=lambda p: (nearest[p], p))
+        return nearest
 
     def _recency(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
         files = self._t.files

@@ -111,6 +111,7 @@ class SqliteRankStore:
             arm_limit=query.arm_limit,
             entities=query.entities,
             vector_ranked=ranked,
+            windows=tuple(window.as_text() for window in query.windows),
         )
 
     def entity_keys_named(self, surfaces: Sequence[str]) -> Mapping[str, frozenset[str]]:

@@ -94,6 +94,8 @@ class ArmHoles:
         seed_ctes: The CTEs of the query arms a seeded (graph) arm starts from.
         vector_ranked: The placeholder holding the vector arm's list, ranked already (a JSON
             array of paths, best first; ``vector_preselect``), or ``None`` to scan.
+        windows: The placeholder holding the query's day windows (a JSON array of
+            ``start|end`` ISO dates, ``DateWindow.as_text``), or ``None`` when ``time`` is off.
     """
 
     file_filter: str
@@ -103,6 +105,7 @@ class ArmHoles:
     vector_max_distance: float | None = None
     seed_ctes: tuple[str, ...] = ()
     vector_ranked: int | None = None
+    windows: int | None = None
 
     def scope(self, alias: str) -> str:
         """The scope filter and the prior gate, written against ``alias``."""
@@ -165,6 +168,28 @@ def _vector_sql(holes: ArmHoles) -> str:
         return f"SELECT value, key + 1 FROM json_each(?{holes.vector_ranked})"
     return (
         f"SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ({vector_distances_sql(holes)})"
+    )
+
+
+def _time_sql(holes: ArmHoles) -> str:
+    # The twin is MemoryRankStore._time: the vector arm among the memories whose event time
+    # (else creation time) falls inside a window the query names. Days compare as text, the
+    # stamp's first ten characters against ISO bounds (domain.query_dates.DateWindow.holds).
+    if holes.windows is None:
+        raise ValueError("the time arm needs the query's windows")
+    inside = (
+        f"EXISTS (SELECT 1 FROM json_each(?{holes.windows}) w "
+        "WHERE substr(coalesce(f.event_at, f.created_at), 1, 10) "
+        "BETWEEN substr(w.value, 1, 10) AND substr(w.value, 12))"
+    )
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
+        "SELECT c.path AS path, "
+        f"min(coalesce(vec_distance_cosine(e.vec, ?{PARAM_QUERY_VECTOR}), 1.0)) AS dist "
+        "FROM files f JOIN chunks c ON c.path = f.path "
+        "JOIN embeddings e ON e.chunk_id = c.chunk_id "
+        f"WHERE +e.model = {text_literal(holes.embed_model)} AND {inside} {holes.scope('f')} "
+        f"GROUP BY c.path ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
     )
 
 
@@ -292,6 +317,7 @@ ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "recency": _recency_sql,
     "salience": _salience_sql,
     "entity": _entity_sql,
+    "time": _time_sql,
     "graph": _graph_sql,
 }
 """Per registry arm, its ``(path, rank)`` template. A new arm adds an entry here and there."""
@@ -340,6 +366,13 @@ def _vector_ranked_param(scope: AssembledScope) -> int:
     return FIXED_PARAMS + len(scope.params) + 1
 
 
+def _windows_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
+    """The placeholder of the time arm's windows: after the scope's values and a ranked list."""
+    if not any(arm.name == "time" for arm in plan.arms):
+        return None
+    return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked)
+
+
 def _cte(arm: ArmSpec) -> str:
     return f"arm_{arm.name}"
 
@@ -377,6 +410,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             vector_max_distance=plan.vector_max_distance,
             seed_ctes=seed_ctes,
             vector_ranked=_vector_ranked_param(scope) if plan.vector_ranked else None,
+            windows=_windows_param(plan, scope),
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
         if arm.seeded:
@@ -450,6 +484,7 @@ def run_fusion(
     arm_limit: int = DEFAULT_ARM_LIMIT,
     entities: Sequence[str] = (),
     vector_ranked: Sequence[str] | None = None,
+    windows: Sequence[str] = (),
 ) -> tuple[Fused, ...]:
     """Run the fused statement and read its rows as the twin's :class:`Fused` values.
 
@@ -464,6 +499,8 @@ def run_fusion(
         entities: The query's entity keys (``?5``); required when ``entity`` fires.
         vector_ranked: The vector arm's list, ranked already inside the same scope, bound and
             space (``vector_preselect``); ``None`` scans the vectors in the statement.
+        windows: The query's day windows as ``start|end`` texts; required when ``time``
+            fires.
 
     Raises:
         ValueError: A firing arm's input is missing (a caller bug, not a user error).
@@ -472,8 +509,10 @@ def run_fusion(
     names = [arm.name for arm in plan.arms]
     if {"fts", "context"} & set(names) and not match:
         raise ValueError("the full-text arms need a non-empty MATCH text")
-    if "vector" in names and vector is None:
-        raise ValueError("the vector arm needs a query vector")
+    if {"vector", "time"} & set(names) and vector is None:
+        raise ValueError("the vector and time arms need a query vector")
+    if "time" in names and not windows:
+        raise ValueError("the time arm needs the query's windows")
     if "entity" in names and not entities:
         raise ValueError("the entity arm needs the query's entities")
     if vector_ranked is not None:
@@ -482,12 +521,14 @@ def run_fusion(
     if sql is None:
         return ()
     used = PARAM_FINAL_LIMIT
-    if "vector" in names:
+    if {"vector", "time"} & set(names):
         used = PARAM_QUERY_VECTOR
     if "entity" in names:
         used = PARAM_QUERY_ENTITIES
     keys = json.dumps(list(entities)) if entities else None
-    after = () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
+    after: tuple[str, ...] = () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
+    if "time" in names:
+        after += (json.dumps(list(windows)),)
     params = bound_params((match, arm_limit, limit, vector, keys), scope, used, after)
     rows = db.all(sql, params, operation="fused search")
     fused = []

@@ -17,6 +17,7 @@ from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
 from memhtml.domain.fusion import ArmNeed, Fused, active_arms, selected_arm_names
+from memhtml.domain.query_dates import DateWindow, query_windows
 from memhtml.domain.scope import SearchScope, ascii_fold
 from memhtml.domain.snippets import vector_coverage
 from memhtml.domain.vectors import pack_f32
@@ -82,11 +83,14 @@ class FusionPlanner:
             else None
         )
         entities = self._query_entities(query, scope, options)
+        windows = self._query_windows(query, options)
         available = {ArmNeed.QUERY_TERMS} if terms else set()
         if vector is not None:
             available.add(ArmNeed.QUERY_VECTOR)
         if entities:
             available.add(ArmNeed.QUERY_ENTITIES)
+        if windows:
+            available.add(ArmNeed.QUERY_WINDOWS)
         if self.ranks.has_state:
             available.add(ArmNeed.STATE)
         arms = active_arms(available, selection=options.arms)
@@ -118,6 +122,7 @@ class FusionPlanner:
                 if options.vector_floor is None
                 else 1.0 - options.vector_floor,
                 entities=entities if any(arm.name == "entity" for arm in arms) else (),
+                windows=windows if any(arm.name == "time" for arm in arms) else (),
             ),
         )
         names = tuple(arm.name for arm in arms)
@@ -143,6 +148,13 @@ class FusionPlanner:
         if scope.entity is not None:
             keys.add(ascii_fold(scope.entity))
         return tuple(sorted(keys))
+
+    def _query_windows(self, query: str, options: RankingOptions) -> tuple[DateWindow, ...]:
+        """The day windows the query names (``domain.query_dates``), read against the clock's
+        today; none when the time arm is not selected."""
+        if "time" not in selected_arm_names(options.arms):
+            return ()
+        return query_windows(query, today=self.clock.now().date())
 
     def _query_vector(self, query: str, model: str | None) -> Vector | None:
         embedder = self.embedder

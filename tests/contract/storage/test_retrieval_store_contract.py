@@ -7,6 +7,7 @@ scores within 1e-9); the examples pin what the answers are.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import date
 
 import attrs
 import pytest
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
 from memhtml.domain.fusion import RANK_ARMS, ArmSpec, Fused
+from memhtml.domain.query_dates import DateWindow
 from memhtml.domain.reinforce import Signal
 from memhtml.domain.scope import SearchScope, ascii_fold
 from memhtml.ports.rank_store import FusionQuery
@@ -43,6 +45,14 @@ scopes = st.builds(
 )
 
 
+# Day windows over the corpus stamps (event days, else the creation day NOW names).
+WINDOWS = (
+    DateWindow(start=date(2026, 8, 1), end=date(2026, 8, 15)),
+    DateWindow(start=date(2026, 9, 10), end=date(2026, 9, 10)),
+    DateWindow(start=date(2026, 1, 1), end=date(2026, 12, 31)),
+)
+
+
 def fusion_query(
     query: str,
     arms: tuple[ArmSpec, ...],
@@ -53,11 +63,14 @@ def fusion_query(
     evidence_first: bool = False,
     prior_bound: float | None = None,
     vector_max_distance: float | None = None,
+    windows: tuple[DateWindow, ...] = (),
 ) -> FusionQuery:
-    """A plan as the pipeline would make it for ``query``."""
+    """A plan as the pipeline would make it for ``query`` (and the day windows it names)."""
     terms = fts_terms(query, drop_stopwords=True)
     if not terms:
         arms = tuple(a for a in arms if a.name not in ("fts", "context"))
+    if not windows:
+        arms = tuple(a for a in arms if a.name != "time")
     return FusionQuery(
         arms=arms,
         scope=scope,
@@ -70,6 +83,7 @@ def fusion_query(
         evidence_first=evidence_first,
         prior_bound=prior_bound,
         vector_max_distance=vector_max_distance,
+        windows=windows,
     )
 
 
@@ -110,6 +124,7 @@ def fused_on(
     evidence_first=st.booleans(),
     prior_bound=st.sampled_from((None, 0.04, 0.5)),
     vector_max_distance=st.sampled_from((None, 0.7, 0.9)),
+    windows=st.lists(st.sampled_from(WINDOWS), unique=True, max_size=2).map(tuple),
 )
 def test_every_backend_fuses_the_same_ranks(
     corpus: tuple[Memory, ...],
@@ -122,6 +137,7 @@ def test_every_backend_fuses_the_same_ranks(
     evidence_first: bool,
     prior_bound: float | None,
     vector_max_distance: float | None,
+    windows: tuple[DateWindow, ...],
 ) -> None:
     """Same paths, same order, same per-arm ranks, scores within 1e-9, whatever the plan."""
     plan = fusion_query(
@@ -133,6 +149,7 @@ def test_every_backend_fuses_the_same_ranks(
         evidence_first=evidence_first,
         prior_bound=prior_bound,
         vector_max_distance=vector_max_distance,
+        windows=windows,
     )
     sqlite, memory = (fused_on(kind, corpus, replays, plan, query) for kind in BACKENDS)
     assert [(f.path, f.ranks) for f in sqlite] == [(f.path, f.ranks) for f in memory]
