@@ -319,7 +319,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     words = vocabulary(random.Random(1))
     texts = queries(words, args.queries)
-    precomputed = PrecomputedEmbedder({t: EMBEDDER.embed_query(t) for t in texts})
+    # The same queries naming a month of the corpus's two years: the time arm fires for these.
+    month = NOW - dt.timedelta(days=40)
+    dated = [f"{t} in {month:%B %Y}" for t in texts]
+    precomputed = PrecomputedEmbedder({t: EMBEDDER.embed_query(t) for t in (*texts, *dated)})
     clock = FixedClock(NOW)
     rows: list[str] = []
     parts: list[str] = []
@@ -341,13 +344,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "every arm (defaults + entity)": (hybrid, EVERY),
                 "every arm + authority": (hybrid, attrs.evolve(EVERY, authority=True)),
             }
+            modes["all arms, the query names a month (time arm)"] = (hybrid, RankingOptions())
             for mode, (retrieval, options) in modes.items():
                 operations = {
                     "search": searcher(retrieval, options),
                     "recall": recaller(retrieval, options),
                 }
+                asked = dated if "names a month" in mode else texts
                 for operation, action in operations.items():
-                    samples = runs(action, texts, args.repeats)
+                    samples = runs(action, asked, args.repeats)
                     rows.append(
                         f"| {size:,} | {mode} | {operation} | {summary(samples, 50)} "
                         f"| {summary(samples, 95)} |"

@@ -44,7 +44,8 @@ def formula_score(
 def test_registry_holds_the_seed_arms_in_fold_order() -> None:
     """The registry is fts, context, vector, recency, salience: the original tool's arms and weights
     except vector, halved on our LoCoMo runs (docs/decisions.md §12), plus the contextual full-text
-    arm (docs/ranking.md §2.5); then the opt-in entity and graph arms (issue 15) at 1 and 0.5."""
+    arm (docs/ranking.md §2.5); then the opt-in entity arm (issue 15) at 1, the time arm (§2.8)
+    at 1.5 and the graph arm at 0.5, last because it starts from the others."""
     expected = [
         ("fts", 1.0),
         ("context", 1.0),
@@ -52,6 +53,7 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
         ("recency", 0.5),
         ("salience", 0.4),
         ("entity", 1.0),
+        ("time", 1.5),
         ("graph", 0.5),
     ]
     assert expected == [(arm.name, arm.weight) for arm in RANK_ARMS]
@@ -59,7 +61,8 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
 
 def test_each_arm_declares_what_it_needs() -> None:
     """Both full-text arms need terms, vector a query vector, salience the state plane, entity
-    the query's entities, recency nothing; graph needs another query arm to seed it."""
+    the query's entities, time a query vector and the query's day windows, recency nothing;
+    graph needs another query arm to seed it."""
     expected = {
         "fts": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "context": (frozenset({ArmNeed.QUERY_TERMS}), False),
@@ -67,6 +70,7 @@ def test_each_arm_declares_what_it_needs() -> None:
         "recency": (frozenset(), False),
         "salience": (frozenset({ArmNeed.STATE}), False),
         "entity": (frozenset({ArmNeed.QUERY_ENTITIES}), False),
+        "time": (frozenset({ArmNeed.QUERY_VECTOR, ArmNeed.QUERY_WINDOWS}), False),
         "graph": (frozenset(), True),
     }
     assert expected == {arm.name: (arm.needs, arm.seeded) for arm in RANK_ARMS}
@@ -86,12 +90,12 @@ def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
 
 
 def test_the_entity_arm_fires_only_when_selected() -> None:
-    """The entity arm is opt-in: with every input present the default set is the six
-    evaluated arms (graph among them since its session edges were measured), and naming it in
-    the selection adds it."""
+    """The entity arm is opt-in: with every input present the default set is the seven
+    evaluated arms (graph and time among them since they were measured), and naming it in the
+    selection adds it."""
     everything = set(ArmNeed)
     assert (
-        ["fts", "context", "vector", "recency", "salience", "graph"],
+        ["fts", "context", "vector", "recency", "salience", "time", "graph"],
         ["fts", "entity", "graph"],
     ) == (
         [a.name for a in active_arms(everything)],
