@@ -109,7 +109,7 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
         name="time",
         weight=1.5,
         kind=ArmKind.QUERY,
-        needs=frozenset({ArmNeed.QUERY_VECTOR, ArmNeed.QUERY_WINDOWS}),
+        needs=frozenset({ArmNeed.QUERY_WINDOWS}),
     ),
     ArmSpec(
         name="graph",
@@ -125,7 +125,8 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
 (issue 13), and none has put it there. ``graph`` joined the default set when its implicit
 session edges were measured on LoCoMo (docs/ranking.md §10), ``time`` (the vector arm inside
 the dates a query names, ``domain.query_dates``) when its windows were; it fires only for a
-query that names a date and has a vector."""
+query that names a date (the planner offers windows only beside a vector or terms to rank
+them by)."""
 
 
 def selected_arm_names(

@@ -209,9 +209,14 @@ def _vector_order(rows: Sequence[MemoryRow], query: tuple[float, ...]) -> list[s
 
 
 def _time_order(
-    rows: Sequence[MemoryRow], query: tuple[float, ...], windows: Sequence[DateWindow]
+    db: Database,
+    rows: Sequence[MemoryRow],
+    query: tuple[float, ...] | None,
+    any_match: str,
+    windows: Sequence[DateWindow],
 ) -> list[str]:
-    """The vector order among the memories whose event (else creation) day is in a window."""
+    """Among the memories whose event (else creation) day is in a window: the vector order, or
+    without a query vector the fts arm's bm25 order under the any-term form."""
     inside = [
         row
         for row in rows
@@ -219,6 +224,8 @@ def _time_order(
             w.holds(row.event_at if row.event_at is not None else row.created_at) for w in windows
         )
     ]
+    if query is None:
+        return _bm25_order(db, any_match, {row.path for row in inside}, "fts")
     return _vector_order(inside, query)
 
 
@@ -289,11 +296,11 @@ def _twin(
     edges: Sequence[EdgeRow],
     arms: Sequence[ArmSpec],
     scope: SearchScope,
-    inputs: tuple[str, tuple[float, ...] | None, str, tuple[str, ...], tuple[DateWindow, ...]],
+    inputs: tuple[str, tuple[float, ...] | None, str, tuple[str, ...], tuple[DateWindow, ...], str],
     switches: tuple[bool, dict[str, float], float, int, int],
 ) -> tuple[Fused, ...]:
     """The twin's answer: per-arm lists computed in Python, folded by ``fuse``."""
-    match, query_vector, now, keys, windows = inputs
+    match, query_vector, now, keys, windows, any_match = inputs
     gate_priors, arm_weights, k, arm_limit, limit = switches
     admitted = [row for row in rows if scope_admits(scope, scope_facts(row))]
     full: dict[str, list[str]] = {}
@@ -308,8 +315,7 @@ def _twin(
         elif arm.name == "entity":
             full["entity"] = _entity_order(admitted, keys, arm_limit)
         elif arm.name == "time":
-            assert query_vector is not None
-            full["time"] = _time_order(admitted, query_vector, windows)
+            full["time"] = _time_order(db, admitted, query_vector, any_match, windows)
         elif arm.name == "graph":
             continue  # ranked below, from the other query arms' cut lists
         else:
@@ -540,8 +546,8 @@ def test_sql_fold_equals_the_twin(
         available.add(ArmNeed.STATE)
     if query_keys:
         available.add(ArmNeed.QUERY_ENTITIES)
-    if query_windows:
-        available.add(ArmNeed.QUERY_WINDOWS)
+    if query_windows and (query_vector is not None or match):
+        available.add(ArmNeed.QUERY_WINDOWS)  # as the planner offers them
     windows = tuple(w.as_text() for w in query_windows)
     assembled = assemble_scope(scope)
     packed = None if query_vector is None else pack_f32(query_vector)
@@ -583,7 +589,7 @@ def test_sql_fold_equals_the_twin(
                 edges,
                 arms,
                 scope,
-                (match, query_vector, now, tuple(query_keys), tuple(query_windows)),
+                (match, query_vector, now, tuple(query_keys), tuple(query_windows), forms.any),
                 (gate_priors, arm_weights, k, arm_limit, limit),
             )
             _assert_same(expected, actual)

@@ -20,7 +20,7 @@ EMBEDDER: Final = HashingEmbedder(dim=64)
 TODAY: Final = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
 WITHOUT_TIME: Final = RankingOptions(
     arms=("fts", "context", "vector", "recency", "salience", "graph")
-)
+)  # an arm whose input is missing (the vector, in lexical mode) just does not fire
 # One release a month, worded alike; May's sorts last by path and is not the newest, so only
 # its date can put it first.
 RELEASES: Final = (
@@ -31,9 +31,10 @@ RELEASES: Final = (
 )
 
 
-@pytest.fixture
-def retrieval(tmp_path: Path) -> RetrievalPipeline:
-    """Four monthly release notes in a file-backed index with vectors."""
+@pytest.fixture(params=["hybrid", "lexical"])
+def retrieval(tmp_path: Path, request: pytest.FixtureRequest) -> RetrievalPipeline:
+    """Four monthly release notes in a file-backed index with vectors, searched with a query
+    embedder (hybrid) and without one (lexical: the time arm ranks by the words)."""
     db = Database.open(tmp_path / "index.db", state_path=tmp_path / "state.db")
     rows = []
     for path, event_at in RELEASES:
@@ -52,6 +53,8 @@ def retrieval(tmp_path: Path) -> RetrievalPipeline:
         )
         rows.append(embedded(row, EMBEDDER.embed_query))
     load_rows(db, rows, model=EMBEDDER.watermark)
+    if request.param == "lexical":
+        return sqlite_retrieval(db, clock=FixedClock(TODAY), embed_model=EMBEDDER.watermark)
     return sqlite_retrieval(db, clock=FixedClock(TODAY), embedder=EMBEDDER)
 
 

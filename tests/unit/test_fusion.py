@@ -61,8 +61,8 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
 
 def test_each_arm_declares_what_it_needs() -> None:
     """Both full-text arms need terms, vector a query vector, salience the state plane, entity
-    the query's entities, time a query vector and the query's day windows, recency nothing;
-    graph needs another query arm to seed it."""
+    the query's entities, time the query's day windows (the planner offers them only beside a
+    vector or terms), recency nothing; graph needs another query arm to seed it."""
     expected = {
         "fts": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "context": (frozenset({ArmNeed.QUERY_TERMS}), False),
@@ -70,7 +70,7 @@ def test_each_arm_declares_what_it_needs() -> None:
         "recency": (frozenset(), False),
         "salience": (frozenset({ArmNeed.STATE}), False),
         "entity": (frozenset({ArmNeed.QUERY_ENTITIES}), False),
-        "time": (frozenset({ArmNeed.QUERY_VECTOR, ArmNeed.QUERY_WINDOWS}), False),
+        "time": (frozenset({ArmNeed.QUERY_WINDOWS}), False),
         "graph": (frozenset(), True),
     }
     assert expected == {arm.name: (arm.needs, arm.seeded) for arm in RANK_ARMS}

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+import attrs
+
 from memhtml.adapters.memory.tables import MemoryTables
 from memhtml.domain.entities import entity_ranking
 from memhtml.domain.fts_query import LexicalQuery
@@ -21,6 +23,11 @@ from memhtml.ports.rank_store import FusionQuery, VectorCensus
 
 # A zero vector has no cosine; the vector arm reads it as distance 1 (the domain's convention).
 _NO_COSINE = 1.0
+
+
+def _any_term(lexical: LexicalQuery | None) -> LexicalQuery | None:
+    """The query's terms under the any-term form, as the time arm's text ranking reads them."""
+    return None if lexical is None else attrs.evolve(lexical, every=False)
 
 
 class MemoryRankStore:
@@ -59,8 +66,10 @@ class MemoryRankStore:
             raise ValueError("the vector arm needs a query vector")
         if "entity" in names and not query.entities:
             raise ValueError("the entity arm needs the query's entities")
-        if "time" in names and (query.vector is None or not query.windows):
-            raise ValueError("the time arm needs a query vector and the query's windows")
+        if "time" in names and (
+            not query.windows or (query.vector is None and query.lexical is None)
+        ):
+            raise ValueError("the time arm needs the query's windows and a vector or terms")
         rankers: dict[str, Callable[[FusionQuery, list[str]], list[str]]] = {
             "fts": self._fts,
             "context": self._context,
@@ -155,7 +164,10 @@ class MemoryRankStore:
             stamp = row.event_at if row.event_at is not None else row.created_at
             return any(window.holds(stamp) for window in query.windows)
 
-        nearest = self._nearest(query, [path for path in admitted if inside(path)])
+        within = [path for path in admitted if inside(path)]
+        if query.vector is None:
+            return self._fts(attrs.evolve(query, lexical=_any_term(query.lexical)), within)
+        nearest = self._nearest(query, within)
         return sorted(nearest, key=lambda p: (nearest[p], p))
 
     def _nearest(self, query: FusionQuery, admitted: Sequence[str]) -> dict[str, float]:

@@ -28,6 +28,7 @@ from memhtml.adapters.sqlite.scope_sql import (
     text_literal,
 )
 from memhtml.domain.entities import WEIGHT_UNITS
+from memhtml.domain.fts_query import ALL_JOINER, ANY_JOINER
 from memhtml.domain.fusion import (
     DEFAULT_ARM_LIMIT,
     RANK_ARMS,
@@ -96,6 +97,8 @@ class ArmHoles:
             array of paths, best first; ``vector_preselect``), or ``None`` to scan.
         windows: The placeholder holding the query's day windows (a JSON array of
             ``start|end`` ISO dates, ``DateWindow.as_text``), or ``None`` when ``time`` is off.
+        time_by_vector: The time arm ranks by the query vector; ``False`` by the own text's
+            bm25 (a query without a vector).
     """
 
     file_filter: str
@@ -106,6 +109,7 @@ class ArmHoles:
     seed_ctes: tuple[str, ...] = ()
     vector_ranked: int | None = None
     windows: int | None = None
+    time_by_vector: bool = True
 
     def scope(self, alias: str) -> str:
         """The scope filter and the prior gate, written against ``alias``."""
@@ -172,9 +176,12 @@ def _vector_sql(holes: ArmHoles) -> str:
 
 
 def _time_sql(holes: ArmHoles) -> str:
-    # The twin is MemoryRankStore._time: the vector arm among the memories whose event time
-    # (else creation time) falls inside a window the query names. Days compare as text, the
-    # stamp's first ten characters against ISO bounds (domain.query_dates.DateWindow.holds).
+    # The twin is MemoryRankStore._time: the memories whose event time (else creation time)
+    # falls inside a window the query names, ranked by the query vector when there is one, else
+    # by the own text's bm25 under the any-term form (`replace` turns the all-terms form's
+    # joiner back; a term is a lowercased token or quoted phrase, so never holds " AND ").
+    # Days compare as text: the stamp's first ten characters against ISO bounds
+    # (domain.query_dates.DateWindow.holds).
     if holes.windows is None:
         raise ValueError("the time arm needs the query's windows")
     inside = (
@@ -182,6 +189,15 @@ def _time_sql(holes: ArmHoles) -> str:
         "WHERE substr(coalesce(f.event_at, f.created_at), 1, 10) "
         "BETWEEN substr(w.value, 1, 10) AND substr(w.value, 12))"
     )
+    if not holes.time_by_vector:
+        return (
+            "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
+            "SELECT f.path AS path, bm25(files_fts) AS score "
+            "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+            f"WHERE files_fts MATCH replace(?{PARAM_QUERY}, {text_literal(ALL_JOINER)}, "
+            f"{text_literal(ANY_JOINER)}) AND {inside} {holes.scope('f')} "
+            f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
+        )
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
         "SELECT c.path AS path, "
@@ -347,6 +363,8 @@ class FusionPlan:
         prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``), or ``None``.
         vector_ranked: The vector arm's list is bound ranked already (``run_fusion``'s
             ``vector_ranked``) instead of scanned inside the statement.
+        time_by_vector: The time arm ranks by the query vector (``run_fusion`` sets it from
+            whether one is bound), else by the own text's bm25.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -359,6 +377,7 @@ class FusionPlan:
     vector_max_distance: float | None = None
     prior_bound: float | None = None
     vector_ranked: bool = False
+    time_by_vector: bool = True
 
 
 def _vector_ranked_param(scope: AssembledScope) -> int:
@@ -411,6 +430,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             seed_ctes=seed_ctes,
             vector_ranked=_vector_ranked_param(scope) if plan.vector_ranked else None,
             windows=_windows_param(plan, scope),
+            time_by_vector=plan.time_by_vector,
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
         if arm.seeded:
@@ -509,19 +529,20 @@ def run_fusion(
     names = [arm.name for arm in plan.arms]
     if {"fts", "context"} & set(names) and not match:
         raise ValueError("the full-text arms need a non-empty MATCH text")
-    if {"vector", "time"} & set(names) and vector is None:
-        raise ValueError("the vector and time arms need a query vector")
-    if "time" in names and not windows:
-        raise ValueError("the time arm needs the query's windows")
+    if "vector" in names and vector is None:
+        raise ValueError("the vector arm needs a query vector")
+    if "time" in names and (not windows or (vector is None and not match)):
+        raise ValueError("the time arm needs the query's windows and a vector or MATCH text")
     if "entity" in names and not entities:
         raise ValueError("the entity arm needs the query's entities")
     if vector_ranked is not None:
         plan = attrs.evolve(plan, vector_ranked=True)
+    plan = attrs.evolve(plan, time_by_vector=vector is not None)
     sql = build_rrf_sql(plan, scope)
     if sql is None:
         return ()
     used = PARAM_FINAL_LIMIT
-    if {"vector", "time"} & set(names):
+    if "vector" in names or ("time" in names and vector is not None):
         used = PARAM_QUERY_VECTOR
     if "entity" in names:
         used = PARAM_QUERY_ENTITIES

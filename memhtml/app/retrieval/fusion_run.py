@@ -89,7 +89,8 @@ class FusionPlanner:
             available.add(ArmNeed.QUERY_VECTOR)
         if entities:
             available.add(ArmNeed.QUERY_ENTITIES)
-        if windows:
+        if windows and (vector is not None or terms):
+            # The time arm ranks inside the windows by the vector, else by the terms.
             available.add(ArmNeed.QUERY_WINDOWS)
         if self.ranks.has_state:
             available.add(ArmNeed.STATE)

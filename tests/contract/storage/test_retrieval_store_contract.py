@@ -64,18 +64,22 @@ def fusion_query(
     prior_bound: float | None = None,
     vector_max_distance: float | None = None,
     windows: tuple[DateWindow, ...] = (),
+    with_vector: bool = True,
 ) -> FusionQuery:
-    """A plan as the pipeline would make it for ``query`` (and the day windows it names)."""
+    """A plan as the pipeline would make it for ``query`` (and the day windows it names);
+    ``with_vector=False`` is a query without a vector (no embedder)."""
     terms = fts_terms(query, drop_stopwords=True)
     if not terms:
         arms = tuple(a for a in arms if a.name not in ("fts", "context"))
-    if not windows:
+    if not with_vector:
+        arms = tuple(a for a in arms if a.name != "vector")
+    if not windows or not (terms or with_vector):
         arms = tuple(a for a in arms if a.name != "time")
     return FusionQuery(
         arms=arms,
         scope=scope,
         lexical=LexicalQuery(terms=terms, every=every) if terms else None,
-        vector=EMBEDDER.embed_query(query),
+        vector=EMBEDDER.embed_query(query) if with_vector else None,
         embed_model=EMBEDDER.watermark,
         now=QUERY_NOW,
         limit=30,
@@ -125,6 +129,7 @@ def fused_on(
     prior_bound=st.sampled_from((None, 0.04, 0.5)),
     vector_max_distance=st.sampled_from((None, 0.7, 0.9)),
     windows=st.lists(st.sampled_from(WINDOWS), unique=True, max_size=2).map(tuple),
+    with_vector=st.booleans(),
 )
 def test_every_backend_fuses_the_same_ranks(
     corpus: tuple[Memory, ...],
@@ -138,6 +143,7 @@ def test_every_backend_fuses_the_same_ranks(
     prior_bound: float | None,
     vector_max_distance: float | None,
     windows: tuple[DateWindow, ...],
+    with_vector: bool,
 ) -> None:
     """Same paths, same order, same per-arm ranks, scores within 1e-9, whatever the plan."""
     plan = fusion_query(
@@ -150,6 +156,7 @@ def test_every_backend_fuses_the_same_ranks(
         prior_bound=prior_bound,
         vector_max_distance=vector_max_distance,
         windows=windows,
+        with_vector=with_vector,
     )
     sqlite, memory = (fused_on(kind, corpus, replays, plan, query) for kind in BACKENDS)
     assert [(f.path, f.ranks) for f in sqlite] == [(f.path, f.ranks) for f in memory]
