@@ -37,6 +37,7 @@ from memhtml.adapters.sqlite.context_sql import refresh_context_writes
 from memhtml.adapters.sqlite.retrieval_sql import ArmHoles, FusionPlan, run_fusion
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
+from memhtml.adapters.sqlite.session_sql import REFRESH_SESSION_WRITES
 from memhtml.adapters.sqlite.storage import sqlite_storage
 from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 from memhtml.adapters.sqlite.vectors import pack_f32
@@ -56,6 +57,7 @@ MODEL: Final = EMBEDDER.watermark
 VOCABULARY: Final = 3000
 WORDS_PER_MEMORY: Final = 24
 WORKSPACES: Final = 20
+SESSION_SIZE: Final = 20
 NOW: Final = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 STAMP: Final = "2026-11-01T00:00:00Z"
 
@@ -77,7 +79,10 @@ def memory_writes(index: int, words: Sequence[str], rng: random.Random) -> list[
     para = rng.choices(("projects", "areas", "resources", "archive"), (4, 3, 2, 1))[0]
     workspace = f"ws-{rng.randrange(WORKSPACES):02d}" if para == "projects" else None
     path = f"{para}/{workspace or 'x'}/m{index:06d}.html"
-    kind = "task" if index % 20 == 7 else "semantic"
+    # Every other block of SESSION_SIZE memories is one conversation: episodic turns of a
+    # session, so the session arm (docs/ranking.md §2.9) has documents to rank.
+    in_session = (index // SESSION_SIZE) % 2 == 0
+    kind = "task" if index % 20 == 7 else "episodic" if in_session else "semantic"
     day = (NOW - dt.timedelta(days=rng.randrange(730))).strftime("%Y-%m-%dT%H:%M:%SZ")
     values: dict[str, SqlValue] = dict.fromkeys(FILE_COLUMNS)
     values.update(
@@ -105,6 +110,7 @@ def memory_writes(index: int, words: Sequence[str], rng: random.Random) -> list[
         indexed_at=STAMP,
         task_status="todo" if kind == "task" else None,
         pinned=0,
+        session_id=f"chat-{index // SESSION_SIZE}" if kind == "episodic" else None,
     )
     chunk_id = f"{index:064x}"
     writes: list[Write] = [
@@ -175,7 +181,8 @@ def build(directory: Path, size: int, words: Sequence[str]) -> Database:
             pending = []
     db.write_all(pending)
     # As an indexing pass ends: the context arm's documents (tags, entity names, link titles).
-    db.write_all([(sql, ()) for sql in refresh_context_writes()])
+    # and the session documents.
+    db.write_all([(sql, ()) for sql in (*refresh_context_writes(), *REFRESH_SESSION_WRITES)])
     db.run("ANALYZE")
     return db
 
@@ -267,6 +274,10 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     every = tuple(name for name in EVERY_ARM if name != "time")
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*default)),
+        "fused statement, all arms but session": fused(
+            arms_named(*(name for name in default if name != "session"))
+        ),
+        "session arm alone": fused(arms_named("session")),
         "fused statement, every arm (+ entity)": fused(arms_named(*every)),
         "fused statement, all arms, warm vector matrix": fused(arms_named(*default), warm=True),
         "vector arm alone": fused(arms_named("vector")),
@@ -282,6 +293,7 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
 ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS if arm.default)
 EVERY_ARM: Final = tuple(arm.name for arm in RANK_ARMS)
 GATED: Final = RankingOptions(gate_priors=True)
+NO_SESSION: Final = RankingOptions(arms=tuple(name for name in ARM_NAMES if name != "session"))
 EVERY: Final = RankingOptions(arms=EVERY_ARM)
 FOUR: Final = RankingOptions(arms=("fts", "vector", "recency", "salience"))
 """The original tool's four arms: the base of issue 15's "all arms ≤ 1.3 × four arms"."""
@@ -344,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "lexical, priors gated": (lexical, GATED),
                 "four arms (fts, vector, recency, salience)": (hybrid, FOUR),
                 "all arms": (hybrid, RankingOptions()),
+                "all arms but session": (hybrid, NO_SESSION),
                 "all arms, priors gated": (hybrid, GATED),
                 "every arm (defaults + entity)": (hybrid, EVERY),
                 "every arm + authority": (hybrid, attrs.evolve(EVERY, authority=True)),

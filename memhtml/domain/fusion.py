@@ -106,6 +106,12 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
         default=False,
     ),
     ArmSpec(
+        name="session",
+        weight=0.5,
+        kind=ArmKind.QUERY,
+        needs=frozenset({ArmNeed.QUERY_TERMS}),
+    ),
+    ArmSpec(
         name="time",
         weight=1.5,
         kind=ArmKind.QUERY,

@@ -34,6 +34,12 @@ from memhtml.domain.reinforce import (
     salience_score,
 )
 from memhtml.domain.scope import SearchScope, scope_admits
+from memhtml.domain.session_documents import (
+    SessionKey,
+    session_documents,
+    session_key,
+    session_ranking,
+)
 from memhtml.domain.vectors import cosine_distance
 from tests.fakes.retrieval_rows import (
     TEST_SPACE,
@@ -229,6 +235,58 @@ def _time_order(
     return _vector_order(inside, query)
 
 
+def _session_order(
+    db: Database,
+    rows: Sequence[MemoryRow],
+    admitted: Sequence[MemoryRow],
+    any_match: str,
+    arm_limit: int,
+) -> list[str]:
+    """The session arm from the pure rule: each session's bm25 from a separate query over the
+    documents the twin computes (checked equal to the stored ones), the own text's bm25 from
+    another, both under the any-term form."""
+    texts = {str(p): str(t) for p, t in db.all("SELECT path, fts_text FROM files", ())}
+    facts = [
+        ContextFacts(
+            path=row.path,
+            memory_type=row.memory_type,
+            session_id=row.session_id,
+            archived=row.archived,
+            order_at=row.event_at if row.event_at is not None else row.created_at,
+            title=row.title or row.path,
+            fts_text=texts[row.path],
+        )
+        for row in rows
+    ]
+    documents = session_documents(facts)
+    stored = db.all("SELECT session_id, archived, text FROM session_documents", ())
+    assert documents == {
+        SessionKey(session_id=str(sid), archived=bool(arch)): str(text)
+        for sid, arch, text in stored
+    }
+    session_scores = {
+        SessionKey(session_id=str(sid), archived=bool(arch)): float(str(score))
+        for sid, arch, score in db.all(
+            "SELECT d.session_id, d.archived, bm25(session_fts) FROM session_fts "
+            "JOIN session_documents d ON d.rowid = session_fts.rowid WHERE session_fts MATCH ?",
+            (any_match,),
+        )
+    }
+    inside = {row.path for row in admitted}
+    own = {
+        str(path): float(str(score))
+        for path, score in db.all(_BM25_SQL["fts"], (any_match,))
+        if path in inside
+    }
+    keys = {fact.path: key for fact in facts if (key := session_key(fact)) is not None}
+    return session_ranking(
+        session_scores=session_scores,
+        own_scores={path: score for path, score in own.items() if path in keys},
+        sessions={path: keys[path] for path in own if path in keys},
+        limit=arm_limit,
+    )
+
+
 def _entity_order(rows: Sequence[MemoryRow], keys: Sequence[str], arm_limit: int) -> list[str]:
     held = {
         row.path: {entity_key(k, n) for k, n in row.entities} | {tag_key(t) for t in row.tags}
@@ -316,6 +374,8 @@ def _twin(
             full["entity"] = _entity_order(admitted, keys, arm_limit)
         elif arm.name == "time":
             full["time"] = _time_order(db, admitted, query_vector, any_match, windows)
+        elif arm.name == "session":
+            full["session"] = _session_order(db, rows, admitted, any_match, arm_limit)
         elif arm.name == "graph":
             continue  # ranked below, from the other query arms' cut lists
         else:

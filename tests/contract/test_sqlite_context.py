@@ -1,6 +1,7 @@
 """The contextual documents in SQL (context_sql.py, migration 0004) against their pure twin
-(domain.lexical_context): after any sequence of writes, moves and removals, refreshed at any
-moments, the stored documents are the twin's documents of the rows the index holds."""
+(domain.lexical_context), and the session documents (session_sql.py, migration 0009) against
+theirs (domain.session_documents): after any sequence of writes, moves and removals, refreshed
+at any moments, the stored documents are the twin's documents of the rows the index holds."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.index_store import SqliteIndexStore
 from memhtml.domain.lexical_context import ContextFacts, context_documents
 from memhtml.domain.projection import FileProjection
+from memhtml.domain.session_documents import SessionKey, session_documents
 from tests.contract.storage.harness import Memory
 
 PATHS = tuple(f"areas/inbox/m{j}.html" for j in range(5))
@@ -95,12 +97,24 @@ def expected(held: dict[str, Memory]) -> dict[str, str]:
     return context_documents(facts_of(memory.projection() for memory in held.values()))
 
 
+def stored_sessions(db: Database) -> dict[SessionKey, str]:
+    """Every stored session document, by session."""
+    rows = db.all("SELECT session_id, archived, text FROM session_documents")
+    return {SessionKey(session_id=str(s), archived=bool(a)): str(t) for s, a, t in rows}
+
+
+def expected_sessions(held: dict[str, Memory]) -> dict[SessionKey, str]:
+    """The twin's session documents for what the index holds."""
+    return session_documents(facts_of(memory.projection() for memory in held.values()))
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=histories)
 def test_refreshed_documents_equal_the_twin_after_any_history(
     history: list[tuple[Any, ...]],
 ) -> None:
-    """Each refresh redoes exactly what the changes since the last one reach."""
+    """Each refresh redoes exactly what the changes since the last one reach: the context
+    documents and the session documents (a move or a session change redoes both sessions)."""
     db = Database.open(":memory:", state_path=None, fts_tokenizer="unicode61")
     store = SqliteIndexStore(db)
     held: dict[str, Memory] = {}
@@ -108,10 +122,12 @@ def test_refreshed_documents_equal_the_twin_after_any_history(
         if op[0] == "refresh":
             store.refresh_context()
             assert expected(held) == stored(db)
+            assert expected_sessions(held) == stored_sessions(db)
         else:
             apply(store, held, op, k)
     store.refresh_context()
     assert expected(held) == stored(db)
+    assert expected_sessions(held) == stored_sessions(db)
     db.close()
 
 
@@ -128,4 +144,6 @@ def test_a_refresh_with_nothing_changed_writes_nothing() -> None:
     assert before == db.get("SELECT total_changes()")
     one, two = first.projection().row.fts_text, second.projection().row.fts_text
     assert {PATHS[1]: f"{two}\n{one}"} == stored(db)  # the first has no context
+    # Both in event order (one stamp, so by path).
+    assert {SessionKey(session_id="s", archived=False): f"{one}\n{two}"} == stored_sessions(db)
     db.close()

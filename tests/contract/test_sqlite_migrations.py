@@ -49,6 +49,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0006_arms.sql",
             "0007_warm_search.sql",
             "0008_known_at.sql",
+            "0009_session_documents.sql",
         ],
         ["S0001_init.sql"],
     ) == (index, state)
@@ -198,7 +199,13 @@ def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_pat
         fresh = SqliteIndexStore(db).frame_key_rule()
     assert (
         4,
-        ("0005_frame_keys.sql", "0006_arms.sql", "0007_warm_search.sql", "0008_known_at.sql"),
+        (
+            "0005_frame_keys.sql",
+            "0006_arms.sql",
+            "0007_warm_search.sql",
+            "0008_known_at.sql",
+            "0009_session_documents.sql",
+        ),
         "",
         "",
     ) == (

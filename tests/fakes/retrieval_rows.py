@@ -16,6 +16,7 @@ import attrs
 from memhtml.adapters.sqlite.connection import Database, Write
 from memhtml.adapters.sqlite.context_sql import refresh_context_writes
 from memhtml.adapters.sqlite.schema import WRITE_BATCH_SIZE
+from memhtml.adapters.sqlite.session_sql import REFRESH_SESSION_WRITES
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.entities import entity_terms
 from memhtml.domain.model import EntityRef
@@ -228,7 +229,8 @@ def load_rows(
     for start in range(0, len(writes), WRITE_BATCH_SIZE):
         db.write_all(writes[start : start + WRITE_BATCH_SIZE], operation="load test rows")
     # As an indexing pass ends: the contextual documents made current.
-    db.write_all([(sql, ()) for sql in refresh_context_writes()], operation="refresh context")
+    refresh = [*refresh_context_writes(), *REFRESH_SESSION_WRITES]
+    db.write_all([(sql, ()) for sql in refresh], operation="refresh context")
 
 
 def scope_facts(row: MemoryRow) -> ScopeFacts:

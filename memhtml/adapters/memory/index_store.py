@@ -11,6 +11,7 @@ from memhtml.domain import lexical_context
 from memhtml.domain.fulltext import TOKENIZERS
 from memhtml.domain.lexical_context import context_documents
 from memhtml.domain.projection import FileProjection
+from memhtml.domain.session_documents import session_documents
 from memhtml.domain.vocabulary import TASK_TYPE
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.index_store import RowCounts
@@ -119,6 +120,7 @@ class MemoryIndexStore:
             # As the SQLite index keeps it: a neighbour is recorded on its memory's document.
             previous = lexical_context.previous_in_session(facts)
             t.context_prev = {p: before for p, before in previous.items() if p in t.context}
+            t.sessions = session_documents(facts)
 
     def record_head(
         self,

@@ -10,14 +10,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
-from memhtml.adapters.memory.tables import MemoryTables
+from memhtml.adapters.memory.tables import MemoryTables, session_row_key
 from memhtml.domain.entities import entity_ranking
 from memhtml.domain.fts_query import LexicalQuery
 from memhtml.domain.fulltext import query_phrases
 from memhtml.domain.fusion import ArmKind, Fused, fuse
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
+from memhtml.domain.lexical_context import NEIGHBOUR_TYPE
 from memhtml.domain.reinforce import salience_applies, salience_hours, salience_score
 from memhtml.domain.scope import SearchScope, scope_admits
+from memhtml.domain.session_documents import SessionKey, session_ranking
 from memhtml.domain.vectors import f32_cosine_distance, pack_f32
 from memhtml.ports.rank_store import FusionQuery, VectorCensus
 
@@ -60,7 +62,7 @@ class MemoryRankStore:
     def fused_ranks(self, query: FusionQuery) -> tuple[Fused, ...]:
         """See ``RankStore.fused_ranks``."""
         names = [arm.name for arm in query.arms]
-        if {"fts", "context"} & set(names) and query.lexical is None:
+        if {"fts", "context", "session"} & set(names) and query.lexical is None:
             raise ValueError("the full-text arms need a lexical query")
         if "vector" in names and query.vector is None:
             raise ValueError("the vector arm needs a query vector")
@@ -77,6 +79,7 @@ class MemoryRankStore:
             "recency": self._recency,
             "salience": self._salience,
             "entity": self._entity,
+            "session": self._session,
             "time": self._time,
         }
         admitted = sorted(path for path in self._t.files if self._admits(query.scope, path))
@@ -149,6 +152,31 @@ class MemoryRankStore:
         scores = self._t.context_fulltext().bm25(phrases, every=lexical.every)
         inside = set(admitted)
         return sorted((p for p in scores if p in inside), key=lambda p: (scores[p], p))
+
+    def _session(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        lexical = _any_term(query.lexical)
+        if lexical is None:  # pragma: no cover - checked in fused_ranks
+            return []
+        t = self._t
+        phrases = query_phrases(lexical.terms, t.tokenizer)
+        by_row = {session_row_key(key): key for key in t.sessions}
+        session_scores = {
+            by_row[row]: score
+            for row, score in t.session_fulltext().bm25(phrases, every=False).items()
+        }
+        own = t.fulltext().bm25(phrases, every=False)
+        inside = set(admitted)
+        sessions: dict[str, SessionKey] = {}
+        for path in own:
+            row = t.files[path]
+            if path in inside and row.memory_type == NEIGHBOUR_TYPE and row.session_id is not None:
+                sessions[path] = SessionKey(session_id=row.session_id, archived=row.archived)
+        return session_ranking(
+            session_scores=session_scores,
+            own_scores={path: own[path] for path in sessions},
+            sessions=sessions,
+            limit=query.arm_limit,
+        )
 
     def _vector(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
         nearest = self._nearest(query, admitted)

@@ -22,6 +22,7 @@ from memhtml.domain.model import Citation, EntityRef, Facet
 from memhtml.domain.projection import FileProjection, FileRow
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import ScopeFacts
+from memhtml.domain.session_documents import SessionKey
 from memhtml.domain.trace_extract import FileExtract
 from memhtml.domain.trace_sessions import SessionRow, StoredPrompt
 from memhtml.domain.trace_watermarks import Watermark
@@ -105,12 +106,14 @@ class MemoryTables:
     traces: dict[str, SessionRow] = attrs.Factory(dict)
     context: dict[str, str] = attrs.Factory(dict)
     context_prev: dict[str, str] = attrs.Factory(dict)
+    sessions: dict[SessionKey, str] = attrs.Factory(dict)
     frame_key_rule: str = ""
     history_built: bool = False
     history_commits: dict[int, LineCommit] = attrs.Factory(dict)
     spans: dict[tuple[str, int], Span] = attrs.Factory(dict)
     _fulltext: FullTextIndex | None = None
     _context_fulltext: FullTextIndex | None = None
+    _session_fulltext: FullTextIndex | None = None
 
     @contextmanager
     def transaction(self, operation: str) -> Iterator[None]:
@@ -119,7 +122,7 @@ class MemoryTables:
         saved = {
             field.name: copy.copy(getattr(self, field.name))
             for field in attrs.fields(MemoryTables)
-            if field.name not in ("_fulltext", "_context_fulltext")
+            if field.name not in ("_fulltext", "_context_fulltext", "_session_fulltext")
         }
         try:
             yield
@@ -132,6 +135,7 @@ class MemoryTables:
         finally:
             self._fulltext = None
             self._context_fulltext = None
+            self._session_fulltext = None
 
     def _restore(self, saved: dict[str, object]) -> None:
         for name, value in saved.items():
@@ -154,6 +158,17 @@ class MemoryTables:
                 for path, text in self.context.items()
             )
         return self._context_fulltext
+
+    def session_fulltext(self) -> FullTextIndex:
+        """The full-text index over the session documents, keyed by :func:`session_row_key`."""
+        if self._session_fulltext is None:
+            self._session_fulltext = FullTextIndex(
+                FullTextRow(
+                    key=session_row_key(key), tokens=tuple(fts_tokens(text, self.tokenizer))
+                )
+                for key, text in self.sessions.items()
+            )
+        return self._session_fulltext
 
     def context_facts(self) -> list[ContextFacts]:
         """What ``domain.lexical_context`` reads about every row."""
@@ -310,3 +325,8 @@ class MemoryTables:
                 and held.memory_type != TASK_TYPE
             ):
                 raise StorageFailure("update index")
+
+
+def session_row_key(key: SessionKey) -> str:
+    """A session's key as a full-text row key (the index's rows are keyed by text)."""
+    return f"{int(key.archived)}:{key.session_id}"

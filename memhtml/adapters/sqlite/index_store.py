@@ -35,6 +35,7 @@ from memhtml.adapters.sqlite.schema import (
     WRITE_BATCH_SIZE,
     retokenize_fts_script,
 )
+from memhtml.adapters.sqlite.session_sql import HAS_SESSION_DIRTY_SQL, REFRESH_SESSION_WRITES
 from memhtml.domain.projection import FileProjection
 from memhtml.ports.index_store import RowCounts
 from memhtml.ports.indexer import IndexState
@@ -157,10 +158,14 @@ class SqliteIndexStore:
     def refresh_context(self) -> None:
         """See ``IndexStore.refresh_context``: nothing when no row changed since the last one;
         else the documents the changes reach, rewritten where they differ, in one step."""
-        row = self._db.get(HAS_DIRTY_SQL, operation="check context documents")
-        if row is None or not row[0]:
+        row = self._db.get(
+            f"SELECT ({HAS_DIRTY_SQL}), ({HAS_SESSION_DIRTY_SQL})",
+            operation="check context documents",
+        )
+        if row is None or not (row[0] or row[1]):
             return
-        writes = [(sql, ()) for sql in refresh_context_writes()]
+        statements = [*(refresh_context_writes() if row[0] else ()), *REFRESH_SESSION_WRITES]
+        writes = [(sql, ()) for sql in statements]
         self._db.write_all(writes, operation="refresh context documents")
 
     def record_head(

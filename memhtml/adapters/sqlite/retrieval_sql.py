@@ -27,6 +27,7 @@ from memhtml.adapters.sqlite.scope_sql import (
     superseded_by_sql,
     text_literal,
 )
+from memhtml.adapters.sqlite.session_sql import session_arm_sql
 from memhtml.domain.entities import WEIGHT_UNITS
 from memhtml.domain.fts_query import ALL_JOINER, ANY_JOINER
 from memhtml.domain.fusion import (
@@ -263,6 +264,11 @@ def _entity_sql(holes: ArmHoles) -> str:
     )
 
 
+def _session_sql(holes: ArmHoles) -> str:
+    # The twin is domain.session_documents.session_ranking (session_sql.py).
+    return session_arm_sql(holes.scope("f"), query_param=PARAM_QUERY, limit_param=PARAM_ARM_LIMIT)
+
+
 def _graph_steps_sql(holes: ArmHoles) -> str:
     """Every one-hop step from a seed: ``(path reached, seed, rel, dir, evidence × weight)``.
 
@@ -333,6 +339,7 @@ ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "recency": _recency_sql,
     "salience": _salience_sql,
     "entity": _entity_sql,
+    "session": _session_sql,
     "time": _time_sql,
     "graph": _graph_sql,
 }

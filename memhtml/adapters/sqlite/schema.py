@@ -54,6 +54,7 @@ FILE_COLUMNS: Final[tuple[str, ...]] = (
 # Tables a rebuild empties, children before parents, so each DELETE is valid with foreign keys
 # enforced rather than leaning on the cascade.
 MEMORY_TABLES: Final[tuple[str, ...]] = (
+    "session_documents",
     "entity_terms",
     "file_context",
     "file_citations",
@@ -64,8 +65,9 @@ MEMORY_TABLES: Final[tuple[str, ...]] = (
     "chunks",
     "edges",
     "files",
-    # Last: deleting rows of files records their paths here (migration 0004).
+    # Last: deleting rows of files records their paths and sessions here (0004, 0009).
     "context_dirty",
+    "session_dirty",
 )
 # The trace plane: never emptied by a rebuild, never named in retrieval SQL.
 # trace_files (migration 0003) holds each transcript file's extract.
@@ -86,6 +88,8 @@ MIGRATION_LEDGER: Final = "schema_migrations"
 FTS_INDEX_NAME: Final = "files_fts"
 CONTEXT_INDEX_NAME: Final = "context_fts"
 """The contextual documents' full-text index (migration 0004), built with the same tokenizer."""
+SESSION_INDEX_NAME: Final = "session_fts"
+"""The session documents' full-text index (migration 0009), built with the same tokenizer."""
 FTS_COLUMN: Final = "fts_text"
 INDEX_STATE_TABLE: Final = "index_state"
 INDEX_STATE_ID: Final = 1
@@ -174,8 +178,8 @@ def migration_placeholders(tokenizer: str) -> dict[str, str]:
 
 
 def retokenize_fts_script(tokenizer: str) -> str:
-    """A script that rebuilds ``files_fts`` and ``context_fts`` with another tokenizer and
-    records the choice.
+    """A script that rebuilds ``files_fts``, ``context_fts`` and ``session_fts`` with another
+    tokenizer and records the choice.
 
     Run it through ``Database.script`` so it is one transaction: the triggers on ``files`` keep
     naming ``files_fts`` across the drop, and nothing writes between the drop and the create.
@@ -195,6 +199,10 @@ def retokenize_fts_script(tokenizer: str) -> str:
         f"CREATE VIRTUAL TABLE {CONTEXT_INDEX_NAME} USING fts5(text, content='file_context', "
         f"content_rowid='rowid', tokenize='{argument}');\n"
         f"INSERT INTO {CONTEXT_INDEX_NAME}({CONTEXT_INDEX_NAME}) VALUES ('rebuild');\n"
+        f"DROP TABLE {SESSION_INDEX_NAME};\n"
+        f"CREATE VIRTUAL TABLE {SESSION_INDEX_NAME} USING fts5(text, "
+        f"content='session_documents', content_rowid='rowid', tokenize='{argument}');\n"
+        f"INSERT INTO {SESSION_INDEX_NAME}({SESSION_INDEX_NAME}) VALUES ('rebuild');\n"
         f"INSERT INTO {SETTINGS_TABLE}(name, value) VALUES ('{FTS_TOKENIZER_SETTING}', "
         f"'{tokenizer}') ON CONFLICT(name) DO UPDATE SET value = excluded.value;\n"
     )

@@ -1,0 +1,80 @@
+"""The session documents and the ``session`` arm in SQL: the twins of ``domain.session_documents``.
+
+``session_documents`` holds one document per session of episodic memories (session id and
+archived flag), ``session_fts`` indexes it (external content, kept in step by triggers, like
+``context_fts``). Triggers on ``files`` record the sessions a row entered or left in
+``session_dirty`` (migration 0009), in the same transaction as the change; the context refresh
+(``context_sql.py``) runs :data:`REFRESH_SESSION_WRITES` in its own transaction, so a document
+is redone exactly when one of its members changed.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memhtml.adapters.sqlite.scope_sql import text_literal
+from memhtml.domain.fts_query import ALL_JOINER, ANY_JOINER
+from memhtml.domain.lexical_context import NEIGHBOUR_TYPE, PART_SEPARATOR
+from memhtml.domain.session_documents import SESSION_DEPTH
+
+SESSION_TABLE: Final = "session_documents"
+SESSION_INDEX_NAME: Final = "session_fts"
+SESSION_DIRTY_TABLE: Final = "session_dirty"
+HAS_SESSION_DIRTY_SQL: Final = f"SELECT EXISTS (SELECT 1 FROM {SESSION_DIRTY_TABLE})"
+
+_DIRTY: Final = (
+    f"(session_id, archived) IN (SELECT session_id, archived FROM {SESSION_DIRTY_TABLE})"
+)
+
+REFRESH_SESSION_WRITES: Final[tuple[str, ...]] = (
+    f"DELETE FROM {SESSION_TABLE} WHERE {_DIRTY}",
+    # The twin's order: event time, else creation time, then path; one line per member.
+    f"INSERT INTO {SESSION_TABLE}(session_id, archived, text) "
+    f"SELECT session_id, archived, group_concat(fts_text, {text_literal(PART_SEPARATOR)} "
+    "ORDER BY coalesce(event_at, created_at), path) FROM files "
+    f"WHERE memory_type = {text_literal(NEIGHBOUR_TYPE)} AND session_id IS NOT NULL "
+    f"AND {_DIRTY} GROUP BY session_id, archived",
+    f"DELETE FROM {SESSION_DIRTY_TABLE}",
+)
+"""Redo the documents of every dirty session (drop those left without members), then forget
+the dirty sessions; one transaction."""
+
+
+def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
+    """The ``session`` arm's ``(path, rank)`` statement; its twin is
+    ``domain.session_documents.session_ranking``.
+
+    ``scope`` is the scope filter written against alias ``f``. Both full-text tables are
+    matched under the any-term form (``replace`` turns the all-terms joiner back, as the time
+    arm does). bm25 cannot be read inside a window function, so each score is selected in a
+    subquery first and ranked outside it.
+    """
+    match = f"replace(?{query_param}, {text_literal(ALL_JOINER)}, {text_literal(ANY_JOINER)})"
+    sessions = (
+        f"SELECT d.session_id AS sid, d.archived AS arch, bm25({SESSION_INDEX_NAME}) AS sscore "
+        f"FROM {SESSION_INDEX_NAME} JOIN {SESSION_TABLE} d ON d.rowid = {SESSION_INDEX_NAME}.rowid "
+        f"WHERE {SESSION_INDEX_NAME} MATCH {match}"
+    )
+    own = (
+        "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, bm25(files_fts) AS score "
+        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+        f"WHERE files_fts MATCH {match} AND f.memory_type = {text_literal(NEIGHBOUR_TYPE)} "
+        f"AND f.session_id IS NOT NULL {scope}"
+    )
+    candidates = (
+        "SELECT o.path AS path, o.score AS score, s.sid AS sid, s.arch AS arch, "
+        "s.sscore AS sscore, "
+        "ROW_NUMBER() OVER (PARTITION BY s.sid, s.arch ORDER BY o.score, o.path) AS within "
+        f"FROM ({own}) o JOIN ({sessions}) s ON s.sid = o.sid AND s.arch = o.arch"
+    )
+    ranked = (
+        "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank "
+        "FROM (SELECT DISTINCT sid, arch, sscore FROM c)"
+    )
+    return (
+        f"SELECT path, ROW_NUMBER() OVER (ORDER BY slot, score, path) FROM ("
+        f"WITH c AS ({candidates}), r AS ({ranked}) "
+        "SELECT c.path AS path, c.score AS score, r.srank + c.within AS slot "
+        f"FROM c JOIN r ON r.sid = c.sid AND r.arch = c.arch WHERE r.srank <= {SESSION_DEPTH} "
+        f"ORDER BY slot, c.score, c.path LIMIT ?{limit_param})"
+    )
