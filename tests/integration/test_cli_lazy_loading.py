@@ -4,8 +4,10 @@ a command loads its own module and not the help machinery. Module lists, never t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Final
 
 import pytest
@@ -29,6 +31,26 @@ NOT_FOR_HELP: Final = (
     "onnxruntime", "memhtml.app.cli.app", "memhtml.app.cli.commands", "memhtml.app.cli.help",
     "memhtml.app.cli.manifest", "memhtml.app.store", "memhtml.app.bootstrap", "memhtml.adapters",
     "memhtml.domain", "memhtml.ports",
+)  # fmt: skip
+
+
+# What a write never uses: ranking, the trace plane, listing and the doctor's reads, help.
+NOT_FOR_WRITE: Final = (
+    "memhtml.app.retrieval", "memhtml.adapters.sqlite.rank_store",
+    "memhtml.adapters.sqlite.retrieval_sql", "memhtml.adapters.sqlite.trace_store",
+    "memhtml.domain.trace_extract", "memhtml.domain.trace_sessions",
+    "memhtml.adapters.sqlite.listing_sql", "memhtml.adapters.sqlite.doctor_sql",
+    "memhtml.adapters.sqlite.index_status_sql", "memhtml.app.cli.help", "memhtml.app.cli.manifest",
+    "memhtml.app.cli.failures", "memhtml.app.error_codes",
+)  # fmt: skip
+# What a search of a fresh index never uses: the write path, the trace plane, the file codec.
+NOT_FOR_SEARCH: Final = (
+    "memhtml.app.use_cases.write", "memhtml.app.use_cases.near_duplicates",
+    "memhtml.adapters.sqlite.recorder", "memhtml.adapters.sqlite.trace_store",
+    "memhtml.domain.trace_extract", "memhtml.domain.trace_sessions",
+    "memhtml.adapters.sqlite.listing_sql", "memhtml.adapters.sqlite.doctor_sql",
+    "memhtml.adapters.html.renderer", "memhtml.adapters.html.head_edit", "memhtml.app.cli.help",
+    "memhtml.app.cli.manifest", "memhtml.app.cli.failures", "memhtml.app.error_codes",
 )  # fmt: skip
 
 
@@ -71,3 +93,33 @@ def test_a_command_loads_its_module_and_not_the_help_machinery() -> None:
     loaded_commands = [m for m in modules if m.startswith("memhtml.app.cli.commands.")]
     unexpected = _under(modules, ("memhtml.app.cli.help", "memhtml.app.cli.manifest"))
     assert (0, ["memhtml.app.cli.commands.completion"], []) == (status, loaded_commands, unexpected)
+
+
+def _lexical_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMHTML_", "_MEMHTML"))}
+    return {**env, "MEMHTML_EMBED": "off"}
+
+
+def test_a_write_and_a_search_load_only_the_ports_they_use(tmp_path: Path) -> None:
+    """A cold write loads no ranking or trace adapter; a cold search of a fresh index loads no
+    write path, trace adapter or file codec; both succeed."""
+    root, env = str(tmp_path / "store"), _lexical_env()
+    subprocess.run(
+        [sys.executable, "-m", "memhtml", "init", "--repo", root],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    claim = "The ledger service keeps its nightly cutoff at 02:00 UTC."
+    write = ["--repo", root, "write", "--title", "Ledger cutoff", "--type", "semantic"]
+    write_status, write_modules, _ = _loaded([*write, "--claim", claim], env=env)
+    search_status, search_modules, found = _loaded(
+        ["--repo", root, "search", "ledger cutoff"], env=env
+    )
+    assert (0, [], 0, [], 1) == (
+        write_status,
+        _under(write_modules, NOT_FOR_WRITE),
+        search_status,
+        _under(search_modules, NOT_FOR_SEARCH),
+        len(json.loads(found)["data"]["hits"]),
+    )

@@ -206,7 +206,6 @@ class Services:
         )
         self.write_lock: Callable[[], AbstractContextManager[None]] = lock.held
         self.configure_repo: Callable[[], bool] = lambda: ensure_merge_ours_driver(settings.root)
-        self.codec: MemoryCodec = memory_codec()
         self.parse: MemoryParser = parse_memory_lazily
         self.indexer: Indexer = indexer_over(
             self.storage,
@@ -234,9 +233,15 @@ class Services:
             raise
         self._lock = lock
 
-    # What only some commands use is built when first asked for: the retrieval pipeline (its
-    # modules), and the remote's port, which brings dulwich's network client and the sync
-    # rules into every command's start-up otherwise.
+    # What only some commands use is built when first asked for: the file codec (the html
+    # adapter), the retrieval pipeline (its modules), and the remote's port, which brings
+    # dulwich's network client and the sync rules into every command's start-up otherwise.
+
+    @functools.cached_property
+    def codec(self) -> MemoryCodec:
+        """The memory file format's functions (the html adapter: a read that finds the index
+        fresh never loads it)."""
+        return memory_codec()
 
     @functools.cached_property
     def query_embedder(self) -> QueryPrefetch | None:
