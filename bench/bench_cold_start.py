@@ -3,6 +3,7 @@
 Measures, each a fresh interpreter running the program as the console script does, with the
 two trees alternating inside every round so a noisy neighbour slows both alike:
 
+- the interpreter alone (``python -c pass``), the floor every command pays;
 - ``memhtml --help`` and bare ``memhtml`` with stdout at a terminal (a pseudo-terminal), and
   ``memhtml --help`` in a pipe;
 - a cold ``write`` with the default local model (a write does not wait for it);
@@ -42,6 +43,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent
 # What the console script runs; `-c` rather than the script so PYTHONPATH picks the tree.
 PROGRAM: Final = "import sys; from memhtml.app.cli import main; sys.argv[0] = 'memhtml'; main()"
 MEASURES: Final = (
+    "interpreter alone",
     "--help, terminal",
     "bare, terminal",
     "--help, pipe",
@@ -93,6 +95,22 @@ def _pipe(tree: Path, args: list[str], *, embed: str = "local", stdin: str | Non
     return _timed(run, f"{tree.name}: memhtml {' '.join(args)[:60]}")
 
 
+def _interpreter(tree: Path) -> Sample:
+    """The floor: the same interpreter, environment and path, running nothing."""
+
+    def run() -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", "pass"],
+            cwd=tempfile.gettempdir(),
+            env=_env(tree, "local"),
+            capture_output=True,
+            check=False,
+        )
+        return done.returncode
+
+    return _timed(run, f"{tree.name}: python -c pass")
+
+
 def _terminal(tree: Path, args: list[str]) -> Sample:
     """Run with stdout (only) on a pseudo-terminal, reading it as it comes so nothing blocks."""
 
@@ -141,16 +159,17 @@ def _round(
     query = QUERIES[index % len(QUERIES)]
     for name, tree in order:
         store = str(stores[name])
-        samples[(name, MEASURES[0])] = _terminal(tree, ["--help"])
-        samples[(name, MEASURES[1])] = _terminal(tree, [])
-        samples[(name, MEASURES[2])] = _pipe(tree, ["--help"])
+        samples[(name, MEASURES[0])] = _interpreter(tree)
+        samples[(name, MEASURES[1])] = _terminal(tree, ["--help"])
+        samples[(name, MEASURES[2])] = _terminal(tree, [])
+        samples[(name, MEASURES[3])] = _pipe(tree, ["--help"])
         title = f"cold start probe {index} fact"
         claim = f"The start-up probe keeps setting {index} at value {index * 3}."
         write = ["--repo", store, "write", "--title", title, "--type", "semantic"]
-        samples[(name, MEASURES[3])] = _pipe(tree, [*write, "--claim", claim])
+        samples[(name, MEASURES[4])] = _pipe(tree, [*write, "--claim", claim])
         search = ["--repo", store, "search", query]
-        samples[(name, MEASURES[4])] = _pipe(tree, search, embed="off")
-        samples[(name, MEASURES[5])] = _pipe(tree, search)
+        samples[(name, MEASURES[5])] = _pipe(tree, search, embed="off")
+        samples[(name, MEASURES[6])] = _pipe(tree, search)
     return samples
 
 
