@@ -3,7 +3,7 @@
 A store opens every storage port, but a command uses a few: a ``write`` never ranks, lists or
 reads transcripts, a ``search`` never scans them or records a write. Importing every adapter
 module (and the domain rules and attrs classes each imports) cost each cold command tens of
-milliseconds for ports it never touched (BENCHMARKS.md, "Cold start-up, seventh session").
+milliseconds for ports it never touched (BENCHMARKS.md, "Seventh session: cold start-up").
 """
 
 from __future__ import annotations
