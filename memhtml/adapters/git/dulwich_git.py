@@ -36,6 +36,7 @@ from memhtml.adapters.git.repository import (
 from memhtml.adapters.git.status import working_tree_status
 from memhtml.adapters.git.status_cache import StatusCache
 from memhtml.adapters.git.tree_diff import LeafChange, leaf_changes
+from memhtml.adapters.git.watched_status import WatchedStatus
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     DiffEntry,
@@ -45,6 +46,7 @@ from memhtml.ports.git import (
     blob_sha,
     check_repo_path,
 )
+from memhtml.ports.tree_watch import TreeWatch
 
 HEAD_OPERATION: Final = "head"
 LIST_TREE_OPERATION: Final = "list_tree"
@@ -64,15 +66,25 @@ class DulwichGit:
     now, including commits another process just landed.
     """
 
-    def __init__(self, root: str | Path, *, status_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        status_cache: Path | None = None,
+        watch: TreeWatch | None = None,
+        arm_watch_at: int = 2,
+    ) -> None:
         """Bind the port to a repository root (a working tree, or a bare repository).
 
         ``status_cache`` names a file where status keeps what later calls, in this process or
         another, can reuse (``status_cache``); without it status still reuses what this
-        process computed for the same index and HEAD, but lists every directory.
+        process computed for the same index and HEAD, but lists every directory. ``watch``
+        lets status re-check only what changed (``watched_status``), from the
+        ``arm_watch_at``-th status on; without it every status walks.
         """
         self._root = str(root)
         self._status_cache = StatusCache(status_cache)
+        self._watched = None if watch is None else WatchedStatus(watch, arm_at_call=arm_watch_at)
 
     def head(self) -> str | None:
         """See ``GitPort.head``."""
@@ -169,7 +181,19 @@ class DulwichGit:
         """See ``GitPort.status``."""
         with git_operation(STATUS_OPERATION), open_repository(self._root, STATUS_OPERATION) as repo:
             require_worktree(repo, STATUS_OPERATION)
+            if self._watched is not None:
+                return self._watched.status(repo, self._status_cache)
             return working_tree_status(repo, self._status_cache)
+
+    @property
+    def status_walks(self) -> int | None:
+        """Whole status walks so far when a watcher is wired (``None`` without one)."""
+        return None if self._watched is None else self._watched.walks
+
+    def close(self) -> None:
+        """Release the watcher, if any (status walks afterwards); reads keep working."""
+        if self._watched is not None:
+            self._watched.close()
 
     def hash_working_file(self, path: str) -> str:
         """See ``GitPort.hash_working_file``."""
