@@ -238,6 +238,32 @@ def test_a_closed_watcher_walks_every_time(store: Store) -> None:
     assert (walked, 3) == (watched, store.watched.status_walks)
 
 
+def test_the_store_folder_removed_and_made_again_changes_nothing(store: Store) -> None:
+    """``.memhtml`` is ignored and unwatched: rebuilding it is no event status cares about."""
+    shutil.rmtree(store.root / ".memhtml")
+    (store.root / ".memhtml").mkdir()
+    (store.root / ".memhtml" / "index.db").write_bytes(b"rebuilt")
+    watched, walked = store.both()
+    assert ((), (), 2) == (watched, walked, store.watched.status_walks)
+
+
+def test_a_tree_that_cannot_be_watched_walks_every_time(tmp_path: Path) -> None:
+    """A repository whose ``.git`` is a file (a linked worktree) gets no watch: every status
+    walks, and answers as a plain one does."""
+    real = tmp_path / "real"
+    DulwichGitWriter(real, env={}).init()
+    root = tmp_path / "linked"
+    root.mkdir()
+    shutil.move(real / ".git", tmp_path / "gitdir")
+    (root / ".git").write_text(f"gitdir: {tmp_path / 'gitdir'}\n")
+    (root / "a.html").write_bytes(b"a")
+    watched = DulwichGit(root, watch=InotifyTreeWatch(root), arm_watch_at=1)
+    answers = [watched.status() for _ in range(3)]
+    expected = DulwichGit(root).status()
+    assert ([expected] * 3, 3) == (answers, watched.status_walks)
+    assert StatusEntry(path="a.html", deleted=False) in expected
+
+
 @attrs.frozen
 class DirectoryMove:
     """Rename ``projects/p`` to ``projects/p2`` or back (whichever exists)."""

@@ -35,6 +35,8 @@ from memhtml.ports.tree_watch import UNKNOWN, TreeWatch
 # Beyond this many named paths a walk is no slower than checking each (a checkout, say).
 _PATH_LIMIT: Final = 2000
 _SHA_LENGTH: Final = 20
+# Up to this many paths to place, scanning the path column beats building a lookup.
+_SCAN_LIMIT: Final = 16
 _MISSING: Final = b"\x00missing"
 
 
@@ -59,7 +61,8 @@ class WatchedStatus:
         self._enabled = True
         self._base: _Baseline | None = None
         self._pruned: set[bytes] = set()
-        self._sorted: tuple[bytes, tuple[bytes, ...], dict[bytes, int]] | None = None
+        self._sorted: tuple[bytes, tuple[bytes, ...]] | None = None
+        self._positions: tuple[bytes, dict[bytes, int]] | None = None
         self._lock = threading.Lock()
         self.walks = 0
         """Whole walks so far (before arming, baselines and fallbacks alike)."""
@@ -83,7 +86,12 @@ class WatchedStatus:
                 return self._baseline(repo, cache)
             if news.quiet:
                 return self._base.answer
-            return self._amend(repo, cache, self._base, news.paths, git_state=news.git_state)
+            try:
+                return self._amend(repo, cache, self._base, news.paths, git_state=news.git_state)
+            except BaseException:
+                # The events are drained: a baseline they no longer amend must not answer.
+                self._base = None
+                raise
 
     def close(self) -> None:
         """Release the watcher; later calls walk."""
@@ -98,15 +106,14 @@ class WatchedStatus:
         root = os.fsencode(repo.path)
         holding = git_side(repo, cache)[0].directories()
         self._pruned = set()
-        ignore: list[IgnoreFilterManager] = []
+        # Built now: the watcher asks about new folders later, after ``repo`` is closed.
+        ignore = IgnoreFilterManager.from_repo(repo)
         pruned = self._pruned
 
         def prune(path: bytes) -> bool:
             if path in holding:
                 return False
-            if not ignore:
-                ignore.append(IgnoreFilterManager.from_repo(repo))
-            if ignore[0].may_prune_directory(os.fsdecode(path) + "/"):
+            if ignore.may_prune_directory(os.fsdecode(path) + "/"):
                 pruned.add(path)
                 return True
             return False
@@ -115,9 +122,12 @@ class WatchedStatus:
         self.walks += 1
         parts = full_status(repo, cache)
         entries = _entries_of(root, parts)
-        if not armed:
-            self._enabled = False  # no watcher here (no inotify, or a limit): walk as before
-        elif not self._pruned_but_tracked(parts.snapshot.known_paths()):
+        if not armed or self._pruned_but_tracked(parts.snapshot.known_paths()):
+            # No watcher here (no inotify, a limit), or tracked files sit in a folder the
+            # ignore rules keep unwatched: walk every time, as without a watcher.
+            self._enabled = False
+            self._watch.close()
+        else:
             self._base = _Baseline(parts=parts, entries=entries, answer=_ordered(entries))
         return _ordered(entries)
 
@@ -159,13 +169,12 @@ class WatchedStatus:
                 for path in old.staged.keys() | staged.keys()
                 if old.staged.get(path, _MISSING) != staged.get(path, _MISSING)
             )
-        paths, positions = self._sorted_paths(snapshot)
         known_before = old.dirty | old.untracked | old.staged.keys()
         for path in named:
             affected.add(path)
             if not _is_plain_file(os.path.join(root, path)):
                 # Maybe a directory (one that went, or came): everything known below it.
-                affected.update(_below(path, paths))
+                affected.update(_below(path, self._sorted_paths(snapshot)))
                 prefix = path + b"/"
                 affected.update(p for p in known_before if p.startswith(prefix))
         dirty, untracked = set(old.dirty), set(old.untracked)
@@ -175,7 +184,7 @@ class WatchedStatus:
             untracked.discard(path)
             if path in staged:
                 continue
-            position = positions.get(path)
+            position = self._position(snapshot, path, len(affected))
             if position is not None:
                 if tracked_state(root, snapshot, position, racy_after) != "clean":
                     dirty.add(path)
@@ -202,12 +211,25 @@ class WatchedStatus:
         self._base = _Baseline(parts=parts, entries=entries, answer=answer)
         return answer
 
-    def _sorted_paths(self, snapshot: IndexSnapshot) -> tuple[tuple[bytes, ...], dict[bytes, int]]:
-        """The snapshot's paths sorted, and each path's position; built once per snapshot."""
+    def _sorted_paths(self, snapshot: IndexSnapshot) -> tuple[bytes, ...]:
+        """The snapshot's paths sorted (a folder's entries are one run); built once per
+        snapshot, and only when a folder is named."""
         if self._sorted is None or self._sorted[0] != snapshot.key:
-            positions = {path: position for position, path in enumerate(snapshot.paths)}
-            self._sorted = (snapshot.key, tuple(sorted(snapshot.paths)), positions)
-        return self._sorted[1], self._sorted[2]
+            self._sorted = (snapshot.key, tuple(sorted(snapshot.paths)))
+        return self._sorted[1]
+
+    def _position(self, snapshot: IndexSnapshot, path: bytes, asked: int) -> int | None:
+        """Where ``path`` sits in the snapshot, ``None`` when untracked. A few questions scan
+        the path column (in C); many build a lookup once per snapshot."""
+        if asked <= _SCAN_LIMIT and (self._positions is None or self._positions[0] != snapshot.key):
+            try:
+                return snapshot.paths.index(path)
+            except ValueError:
+                return None
+        if self._positions is None or self._positions[0] != snapshot.key:
+            lookup = {known: position for position, known in enumerate(snapshot.paths)}
+            self._positions = (snapshot.key, lookup)
+        return self._positions[1].get(path)
 
 
 def entry_changes(old: IndexSnapshot, new: IndexSnapshot) -> set[bytes]:
