@@ -165,13 +165,16 @@ def test_an_ignore_file_restarts(relative: bytes, mask: int) -> None:
 
 
 def test_a_watched_folder_deleted_or_moved() -> None:
-    """Its own deletion names it (its parent's event may be lost with it); its move restarts."""
+    """Its own deletion names it (its parent's event may be lost with it); its move, or the
+    root's own deletion, restarts."""
     place = Place(area=Area.TREE, relative=b"projects/p")
     gone = WatchEvent(wd=3, mask=IN_DELETE_SELF, cookie=0, name=b"")
     moved = WatchEvent(wd=3, mask=IN_MOVE_SELF, cookie=0, name=b"")
-    assert (Effect(action=Action.GONE_DIRECTORY, path=b"projects/p"), RESTART) == (
+    root = Place(area=Area.TREE, relative=b"")
+    assert (Effect(action=Action.GONE_DIRECTORY, path=b"projects/p"), RESTART, RESTART) == (
         effect_of(gone, place, retired=False, prune=never),
         effect_of(moved, place, retired=False, prune=never),
+        effect_of(gone, root, retired=False, prune=never),
     )
 
 

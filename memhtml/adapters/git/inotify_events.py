@@ -191,7 +191,8 @@ def _tree_effect(event: WatchEvent, relative: bytes, prune: Callable[[bytes], bo
     if not name:
         # An event on the watched directory itself: only its deletion matters here.
         if mask & IN_DELETE_SELF:
-            return Effect(action=Action.GONE_DIRECTORY, path=relative)
+            # The root itself gone: nothing of the baseline can be amended.
+            return Effect(action=Action.GONE_DIRECTORY, path=relative) if relative else RESTART
         return NOTHING
     path = join(relative, name)
     if name == GIT_DIR:
