@@ -24,6 +24,7 @@ from memhtml.app.bootstrap.components import (
     parse_memory_lazily,
     system_clock,
     transcript_files,
+    tree_watch,
 )
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
@@ -200,7 +201,14 @@ class Services:
             exclusive=lock.held,
         )
         self.storage: Storage = opened.storage
-        self.git: GitPort = DulwichGit(settings.root, status_cache=settings.git_status_cache_path)
+        # Status re-checks only what a file-system watcher saw change, from the second status
+        # of this store on (a warm process: the library's store, the MCP server).
+        self._reader = DulwichGit(
+            settings.root,
+            status_cache=settings.git_status_cache_path,
+            watch=tree_watch(settings.root),
+        )
+        self.git: GitPort = self._reader
         self.writer: GitWriter = DulwichGitWriter(
             settings.root, clock=self.clock, fallback=fallback, write_lock=lock
         )
@@ -295,7 +303,8 @@ class Services:
         return self.embedder is not None
 
     def close(self) -> None:
-        """Release the storage."""
+        """Release the storage and the file-system watcher."""
+        self._reader.close()
         self.storage.close()
 
     def __enter__(self) -> Services:
