@@ -22,7 +22,7 @@ import attrs
 
 from memhtml.domain.lexical_context import NEIGHBOUR_TYPE, PART_SEPARATOR, ContextFacts
 
-SESSION_DEPTH: Final = 10
+SESSION_DEPTH: Final = 5
 """How many sessions the arm reads members from, best first (docs/ranking.md §10)."""
 
 
@@ -71,7 +71,7 @@ def session_ranking(
     limit: int,
     depth: int = SESSION_DEPTH,
 ) -> list[str]:
-    """The ``session`` arm's order: the candidates of the best sessions, interleaved.
+    """The ``session`` arm's order: the candidates of the best sessions, best session first.
 
     Args:
         session_scores: bm25 of every session document matching any query term (lower is
@@ -82,11 +82,11 @@ def session_ranking(
         depth: How many sessions, best first, among those holding a candidate.
 
     A candidate is a memory with a score in ``own_scores`` whose session has one in
-    ``session_scores``. Sessions are ranked by score, then key; each candidate by its own
-    score, then path, inside its session. The order is session rank plus rank inside the
-    session, then own score, then path: the best member of the best session first, then the
-    second session's best beside the first session's second, so one long session cannot fill
-    the arm on its own.
+    ``session_scores``. Sessions are ranked by score, then key; the arm lists every candidate
+    of the best session (by own score, then path), then the second session's, and so on: the
+    turns of the conversation that matches the question best, the one naming a query word
+    most strongly first. (Interleaving sessions instead, rank inside plus rank of the session,
+    measured worse on LoCoMo: docs/ranking.md §10.)
     """
     grouped: dict[SessionKey, list[tuple[float, str]]] = {}
     for path, score in own_scores.items():
@@ -94,8 +94,4 @@ def session_ranking(
         if key is not None and key in session_scores:
             grouped.setdefault(key, []).append((score, path))
     ranked = sorted(grouped, key=lambda key: (session_scores[key], key))[:depth]
-    placed: list[tuple[int, float, str]] = []
-    for session_rank, key in enumerate(ranked, start=1):
-        for within, (score, path) in enumerate(sorted(grouped[key]), start=1):
-            placed.append((session_rank + within, score, path))
-    return [path for _, _, path in sorted(placed)[:limit]]
+    return [path for key in ranked for _, path in sorted(grouped[key])][:limit]

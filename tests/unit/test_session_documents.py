@@ -63,28 +63,35 @@ def test_only_episodic_memories_with_a_session_have_one_and_archive_splits_it() 
     assert session_key(turn("b.html", "x", "t", memory_type="semantic")) is None
 
 
-def test_the_best_member_of_the_best_session_leads_and_sessions_interleave() -> None:
-    """Slot = session rank + rank inside the session: s1's best, then s2's best before s1's
-    second (own score breaks the tie), and a session with no candidate is skipped."""
+def test_the_best_session_s_members_come_first_then_the_next_session_s() -> None:
+    """Session by session, best score first; inside one, own score order; a session with no
+    candidate is skipped, and a candidate whose session did not match is left out."""
     ranked = session_ranking(
         session_scores={key("s1"): -9.0, key("s2"): -5.0, key("s3"): -7.0},
         own_scores={"a": -1.0, "b": -3.0, "c": -2.0, "d": -0.5},
         sessions={"a": key("s1"), "b": key("s1"), "c": key("s2"), "d": key("s9")},
         limit=10,
     )
-    assert ["b", "c", "a"] == ranked
+    assert ["b", "a", "c"] == ranked
 
 
 def test_depth_keeps_only_the_best_sessions_that_hold_a_candidate() -> None:
-    """Depth counts sessions with a candidate, best score first, key for ties."""
+    """Depth counts sessions with a candidate, best score first, key for ties; the limit cuts
+    the list, not the sessions."""
     ranked = session_ranking(
         session_scores={key("s1"): -1.0, key("s2"): -1.0, key("s3"): -3.0},
-        own_scores={"a": -1.0, "b": -1.0, "c": -1.0},
-        sessions={"a": key("s1"), "b": key("s2"), "c": key("s3")},
+        own_scores={"a": -1.0, "b": -1.0, "c": -1.0, "c2": -2.0},
+        sessions={"a": key("s1"), "b": key("s2"), "c": key("s3"), "c2": key("s3")},
         limit=10,
         depth=2,
     )
-    assert ["c", "a"] == ranked
+    assert ["c2", "c", "a"] == ranked
+    assert ["c2"] == session_ranking(
+        session_scores={key("s3"): -3.0},
+        own_scores={"c": -1.0, "c2": -2.0},
+        sessions={"c": key("s3"), "c2": key("s3")},
+        limit=1,
+    )
 
 
 session_ids = st.sampled_from(["s1", "s2", "s3", "s4"])
@@ -106,7 +113,8 @@ def test_the_ranking_holds_only_candidates_of_at_most_depth_sessions(
     depth: int,
 ) -> None:
     """Every path is a candidate (own score and a scored session), once; at most ``limit`` of
-    them from at most ``depth`` sessions; inside a session, own score order (then path)."""
+    them from at most ``depth`` sessions, each session one block, blocks in session order;
+    inside a session, own score order (then path)."""
     sessions = {path: key(sid) for path, (sid, _) in members.items()}
     own = {path: score for path, (_, score) in members.items()}
     ranked = session_ranking(
@@ -118,6 +126,13 @@ def test_the_ranking_holds_only_candidates_of_at_most_depth_sessions(
     for session in {sessions[path] for path in ranked}:
         inside = [path for path in ranked if sessions[path] == session]
         assert sorted(inside, key=lambda p: (own[p], p)) == inside
+    blocks = [
+        sessions[path]
+        for i, path in enumerate(ranked)
+        if i == 0 or sessions[ranked[i - 1]] != sessions[path]
+    ]
+    assert len(blocks) == len(set(blocks))
+    assert sorted(blocks, key=lambda k: (session_scores[k], k)) == blocks
     candidates = [p for p in own if sessions[p] in session_scores]
     if candidates and limit:
         best = min(session_scores[sessions[p]] for p in candidates)

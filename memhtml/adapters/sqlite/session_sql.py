@@ -63,18 +63,17 @@ def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
     )
     candidates = (
         "SELECT o.path AS path, o.score AS score, s.sid AS sid, s.arch AS arch, "
-        "s.sscore AS sscore, "
-        "ROW_NUMBER() OVER (PARTITION BY s.sid, s.arch ORDER BY o.score, o.path) AS within "
-        f"FROM ({own}) o JOIN ({sessions}) s ON s.sid = o.sid AND s.arch = o.arch"
+        f"s.sscore AS sscore FROM ({own}) o JOIN ({sessions}) s "
+        "ON s.sid = o.sid AND s.arch = o.arch"
     )
     ranked = (
         "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank "
         "FROM (SELECT DISTINCT sid, arch, sscore FROM c)"
     )
     return (
-        f"SELECT path, ROW_NUMBER() OVER (ORDER BY slot, score, path) FROM ("
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY srank, score, path) FROM ("
         f"WITH c AS ({candidates}), r AS ({ranked}) "
-        "SELECT c.path AS path, c.score AS score, r.srank + c.within AS slot "
+        "SELECT c.path AS path, c.score AS score, r.srank AS srank "
         f"FROM c JOIN r ON r.sid = c.sid AND r.arch = c.arch WHERE r.srank <= {SESSION_DEPTH} "
-        f"ORDER BY slot, c.score, c.path LIMIT ?{limit_param})"
+        f"ORDER BY r.srank, c.score, c.path LIMIT ?{limit_param})"
     )
