@@ -107,7 +107,7 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
     ),
     ArmSpec(
         name="session",
-        weight=0.5,
+        weight=0.25,
         kind=ArmKind.QUERY,
         needs=frozenset({ArmNeed.QUERY_TERMS}),
     ),

@@ -89,7 +89,11 @@ def apply(store: SqliteIndexStore, held: dict[str, Memory], op: tuple[Any, ...],
             return
         store.move_rows([(source, target)], with_state=False)
         if source in held:
-            held[target] = attrs.evolve(held.pop(source), path=target)
+            # A memory never links to itself: the index drops the edge a rename turns into a
+            # self-link (a write never makes one either), so the model drops it too.
+            moved = held.pop(source)
+            links = tuple(link for link in moved.links if link[1] != target)
+            held[target] = attrs.evolve(moved, path=target, links=links)
 
 
 def expected(held: dict[str, Memory]) -> dict[str, str]:
