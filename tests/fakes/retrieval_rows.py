@@ -96,11 +96,20 @@ _EDGE_CLASSES: Final = {
 }
 
 
+_TEMPLATES: dict[str, Database] = {}
+"""One migrated, empty in-memory index per tokenizer, copied by every :func:`open_index`."""
+
+
 def open_index(*, state: bool = True, tokenizer: str = "unicode61") -> Database:
-    """A fresh in-memory index, with an in-memory state plane unless ``state`` is False."""
-    return Database.open(
-        ":memory:", state_path=":memory:" if state else None, fts_tokenizer=tokenizer
-    )
+    """A fresh in-memory index, with an in-memory state plane unless ``state`` is False.
+
+    A copy of a migrated empty index (``Database.copy_in_memory``): property tests open one
+    per example, and migrating each costs 25 times the copy. Migrations have their own tests.
+    """
+    template = _TEMPLATES.get(tokenizer)
+    if template is None:
+        template = _TEMPLATES[tokenizer] = Database.open(":memory:", fts_tokenizer=tokenizer)
+    return template.copy_in_memory(with_state=state)
 
 
 def _file_writes(row: MemoryRow, model: str) -> list[Write]:
