@@ -16,6 +16,7 @@ from memhtml.adapters.sqlite.index_store import SqliteIndexStore
 from memhtml.domain.lexical_context import ContextFacts, context_documents
 from memhtml.domain.projection import FileProjection
 from tests.contract.storage.harness import Memory
+from tests.support import migrated_in_memory
 
 PATHS = tuple(f"areas/inbox/m{j}.html" for j in range(5))
 STAMPS = ("2026-09-01T00:00:00Z", "2026-09-01T00:00:01Z", "2026-09-02T00:00:00Z")
@@ -101,7 +102,7 @@ def test_refreshed_documents_equal_the_twin_after_any_history(
     history: list[tuple[Any, ...]],
 ) -> None:
     """Each refresh redoes exactly what the changes since the last one reach."""
-    db = Database.open(":memory:", state_path=None, fts_tokenizer="unicode61")
+    db = migrated_in_memory(state=False, tokenizer="unicode61")
     store = SqliteIndexStore(db)
     held: dict[str, Memory] = {}
     for k, op in enumerate(history):

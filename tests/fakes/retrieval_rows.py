@@ -21,6 +21,7 @@ from memhtml.domain.entities import entity_terms
 from memhtml.domain.model import EntityRef
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import ScopeFacts
+from tests.support import migrated_in_memory
 
 TEST_SPACE: Final = "test-space@6"
 """The vector space the fixture's embeddings are written in unless a test names another."""
@@ -96,20 +97,10 @@ _EDGE_CLASSES: Final = {
 }
 
 
-_TEMPLATES: dict[str, Database] = {}
-"""One migrated, empty in-memory index per tokenizer, copied by every :func:`open_index`."""
-
-
 def open_index(*, state: bool = True, tokenizer: str = "unicode61") -> Database:
-    """A fresh in-memory index, with an in-memory state plane unless ``state`` is False.
-
-    A copy of a migrated empty index (``Database.copy_in_memory``): property tests open one
-    per example, and migrating each costs 25 times the copy. Migrations have their own tests.
-    """
-    template = _TEMPLATES.get(tokenizer)
-    if template is None:
-        template = _TEMPLATES[tokenizer] = Database.open(":memory:", fts_tokenizer=tokenizer)
-    return template.copy_in_memory(with_state=state)
+    """A fresh in-memory index, with an in-memory state plane unless ``state`` is False (a
+    copy of a migrated one: property tests open one per example)."""
+    return migrated_in_memory(state=state, tokenizer=tokenizer)
 
 
 def _file_writes(row: MemoryRow, model: str) -> list[Write]:
