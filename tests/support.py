@@ -112,7 +112,8 @@ def _file_template(tokenizer: str) -> Path:
 
 def migrated_in_memory(*, state: bool, tokenizer: str = DEFAULT_FTS_TOKENIZER) -> Database:
     """What ``Database.open(":memory:", ...)`` returns, with an in-memory state plane when
-    ``state``: a copy of a migrated template (``Database.copy_in_memory``)."""
+    ``state``: a copy of a migrated template (``Database.copy_in_memory``; only its
+    ``newly_applied`` differs, naming no index migration)."""
     return _memory_template(tokenizer).copy_in_memory(with_state=state)
 
 
@@ -120,7 +121,7 @@ def migrated_files(
     index_path: Path, state_path: Path, *, tokenizer: str = DEFAULT_FTS_TOKENIZER
 ) -> Database:
     """What ``Database.open(index_path, state_path=state_path)`` returns for two new files,
-    opened from copies of a migrated pair."""
+    opened from copies of a migrated pair (so ``newly_applied`` is empty)."""
     template = _file_template(tokenizer)
     shutil.copyfile(template / "index.db", index_path)
     shutil.copyfile(template / "state.db", state_path)

@@ -187,7 +187,8 @@ class Database:
 
         A test seam: property tests build hundreds of small indexes per run, and migrating each
         cost ~25 ms on an idle core where copying a migrated one costs ~1 ms. The copy is made
-        with SQLite's online backup, page by page, so it holds what the template holds.
+        with SQLite's online backup, page by page, so it holds what the template holds;
+        ``newly_applied`` names only the state migrations this call ran.
 
         Raises:
             StorageFailure: When the copy cannot be made or the state plane attached.
