@@ -26,10 +26,13 @@ bench: $(STAMP)
 
 # docs/cli.md and the README's configuration and troubleshooting tables are generated from the
 # click command tree and the program's tables; tests/unit/test_docs_cli_reference.py fails when
-# they are stale.
+# they are stale. So is the text the entry point prints for the root's help and the version
+# (tests/unit/test_cli_front_door_text.py).
 docs: $(STAMP)
 	$(BIN)/python -m memhtml.app.cli.reference --output docs/cli.md
 	$(BIN)/python -m memhtml.app.cli.readme_tables --output README.md
+	$(BIN)/python -m memhtml.app.cli.front_door_render --output memhtml/app/cli/front_door_text.py
+	$(BIN)/ruff format --quiet memhtml/app/cli/front_door_text.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

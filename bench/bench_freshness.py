@@ -8,7 +8,11 @@ index, then, in rounds so a noisy neighbour slows every measure alike, times:
 - ``status, new process``: this process's memos forgotten, a new port reading the cache file,
   as a fresh ``memhtml`` command does (interpreter start not included);
 - ``git status --porcelain``: the git binary on the same tree, process start included;
-- ``update, one committed edit``: a commit of one edited memory (not timed), then the update.
+- ``update, one committed edit``: a commit of one edited memory (not timed), then the update;
+- the same two updates in a warm process that holds a file-system watcher (a second indexer
+  over the same index whose git port was armed before its first walk): what the library's
+  store and the MCP server pay from their second read on. A one-shot CLI process cannot
+  use a watcher: its first status is the walk above.
 
 Run: ``.venv/bin/python -m bench.bench_freshness [--sizes 5000,10000] [--rounds 15]``. Prints the
 machine line, the load average before and after, and a markdown table of medians.
@@ -54,9 +58,10 @@ def load_average() -> str:
         return "unknown"
 
 
-def indexer(root: Path, db: Database) -> StoreIndexer:
-    """A lexical indexer whose git port keeps the status cache where the CLI keeps it."""
-    git = fresh_port(root, root / ".memhtml" / CACHE_NAME)
+def indexer(root: Path, db: Database, *, watched: bool = False) -> StoreIndexer:
+    """A lexical indexer whose git port keeps the status cache where the CLI keeps it, and
+    with ``watched``, a file-system watcher armed at its first status."""
+    git = watched_port(root) if watched else fresh_port(root, root / ".memhtml" / CACHE_NAME)
     return sqlite_indexer(
         db=db,
         git=git,
@@ -76,6 +81,18 @@ def fresh_port(root: Path, cache: Path) -> DulwichGit:
         return DulwichGit(root)
 
 
+def watched_port(root: Path) -> DulwichGit:
+    """A git port over ``root`` whose status amends a baseline from inotify events."""
+    from memhtml.adapters.git.inotify_watch import InotifyTreeWatch
+
+    return DulwichGit(
+        root,
+        status_cache=root / ".memhtml" / CACHE_NAME,
+        watch=InotifyTreeWatch(root),  # type: ignore[call-arg,unused-ignore]
+        arm_watch_at=1,
+    )
+
+
 def timed(action: Callable[[], object]) -> tuple[float, float]:
     """Wall and CPU seconds of one call."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -92,7 +109,7 @@ def ms(samples: list[float]) -> str:
     return f"{statistics.median(samples) * 1000:,.1f}"
 
 
-def measure(size: int, rounds: int, scratch: Path) -> list[str]:
+def measure(size: int, rounds: int, scratch: Path, *, watch: bool = True) -> list[str]:
     """Table rows for one store size."""
     root = scratch / f"repo-{size}"
     writer = build_repository(root, [(memory_path(i), memory_file(i)) for i in range(size)])
@@ -104,16 +121,27 @@ def measure(size: int, rounds: int, scratch: Path) -> list[str]:
         "git": [],
         "edit": [],
         "edit_cpu": [],
+        "noop_watch": [],
+        "noop_watch_cpu": [],
+        "edit_watch": [],
+        "edit_watch_cpu": [],
     }
     with Database.open(root / ".memhtml" / "index.db") as db:
         index = indexer(root, db)
         index.rebuild(embed=False)
         index.update(embed=False)
+        warm = indexer(root, db, watched=watch) if watch else None
+        if warm is not None:
+            warm.update(embed=False)  # arms the watcher, then walks: the baseline
         cache = root / ".memhtml" / CACHE_NAME
         for revision in range(1, rounds + 1):
             wall, cpu = timed(lambda: index.update(embed=False))
             samples["noop"].append(wall)
             samples["noop_cpu"].append(cpu)
+            if warm is not None:
+                wall, cpu = timed(lambda: warm.update(embed=False))
+                samples["noop_watch"].append(wall)
+                samples["noop_watch_cpu"].append(cpu)
             forget_all()
             samples["fresh"].append(timed(fresh_port(root, cache).status)[0])
             if git_binary is not None:
@@ -126,13 +154,24 @@ def measure(size: int, rounds: int, scratch: Path) -> list[str]:
             wall, cpu = timed(lambda: index.update(embed=False))
             samples["edit"].append(wall)
             samples["edit_cpu"].append(cpu)
+            if warm is not None:
+                target = (revision * 53 + 1) % size
+                change = ChangeSet(
+                    writes=(
+                        FileWrite(path=memory_path(target), data=memory_file(target, revision)),
+                    )
+                )
+                writer.commit(change, f"edit {target}", expected_head=DulwichGit(root).head())
+                wall, cpu = timed(lambda: warm.update(embed=False))
+                samples["edit_watch"].append(wall)
+                samples["edit_watch_cpu"].append(cpu)
     git = ms(samples["git"]) if samples["git"] else "—"
     ratio = (
         f"{statistics.median(samples['noop']) / statistics.median(samples['git']):.2f}×"
         if samples["git"]
         else "—"
     )
-    return [
+    rows = [
         f"| {size:,} | update, clean tree (in-process) | {ms(samples['noop'])} "
         f"| {ms(samples['noop_cpu'])} | {git} | {ratio} |",
         f"| {size:,} | status, new process (cache file read) | {ms(samples['fresh'])} | — "
@@ -140,6 +179,14 @@ def measure(size: int, rounds: int, scratch: Path) -> list[str]:
         f"| {size:,} | update, one committed edit | {ms(samples['edit'])} "
         f"| {ms(samples['edit_cpu'])} | — | — |",
     ]
+    if samples["noop_watch"]:
+        rows += [
+            f"| {size:,} | warm, watcher held: update, clean tree | {ms(samples['noop_watch'])} "
+            f"| {ms(samples['noop_watch_cpu'])} | — | — |",
+            f"| {size:,} | warm, watcher held: update, one committed edit "
+            f"| {ms(samples['edit_watch'])} | {ms(samples['edit_watch_cpu'])} | — | — |",
+        ]
+    return rows
 
 
 def main() -> None:
@@ -147,6 +194,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", default="5000,10000", help="comma-separated file counts")
     parser.add_argument("--rounds", type=int, default=15, help="rounds per size")
+    parser.add_argument(
+        "--no-watch", action="store_true", help="leave out the warm rows (a watcher held)"
+    )
     args = parser.parse_args()
     print(machine_line())
     print(f"load average before: {load_average()}")
@@ -155,7 +205,7 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as scratch:
         for size in (int(s) for s in args.sizes.split(",")):
-            for row in measure(size, args.rounds, Path(scratch)):
+            for row in measure(size, args.rounds, Path(scratch), watch=not args.no_watch):
                 print(row, flush=True)
     print()
     print(f"load average after: {load_average()}")

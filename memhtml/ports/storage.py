@@ -10,27 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import attrs
 
-from memhtml.ports.access_store import AccessStore
-from memhtml.ports.archive_lookup import ArchiveLookup
-from memhtml.ports.assist_lookup import AssistLookup
-from memhtml.ports.candidate_store import CandidateStore
-from memhtml.ports.git_writer import RecoveryFinding
-from memhtml.ports.health import HealthProbe, OrphanPruner
-from memhtml.ports.history_store import HistoryStore
-from memhtml.ports.index_census import IndexCensus
-from memhtml.ports.index_store import IndexStore
-from memhtml.ports.link_graph import LinkGraph
-from memhtml.ports.lister import Lister
-from memhtml.ports.rank_store import RankStore
-from memhtml.ports.rebuild_claim import RebuildClaim
-from memhtml.ports.recorder import Recorder
-from memhtml.ports.state_plane import StatePlane
-from memhtml.ports.trace_store import TraceStore
-from memhtml.ports.vector_store import VectorStore
+if TYPE_CHECKING:
+    # Annotations only: importing every port (and the domain rules each names) here made every
+    # command pay for the ports it never uses.
+    from memhtml.ports.access_store import AccessStore
+    from memhtml.ports.archive_lookup import ArchiveLookup
+    from memhtml.ports.assist_lookup import AssistLookup
+    from memhtml.ports.candidate_store import CandidateStore
+    from memhtml.ports.git_writer import RecoveryFinding
+    from memhtml.ports.health import HealthProbe, OrphanPruner
+    from memhtml.ports.history_store import HistoryStore
+    from memhtml.ports.index_census import IndexCensus
+    from memhtml.ports.index_store import IndexStore
+    from memhtml.ports.link_graph import LinkGraph
+    from memhtml.ports.lister import Lister
+    from memhtml.ports.rank_store import RankStore
+    from memhtml.ports.rebuild_claim import RebuildClaim
+    from memhtml.ports.recorder import Recorder
+    from memhtml.ports.state_plane import StatePlane
+    from memhtml.ports.trace_store import TraceStore
+    from memhtml.ports.vector_store import VectorStore
 
 
 @attrs.frozen(kw_only=True)

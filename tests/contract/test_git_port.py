@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.git.dulwich_git import DulwichGit
 from memhtml.adapters.git.dulwich_writer import DulwichGitWriter
+from memhtml.adapters.git.inotify_watch import InotifyTreeWatch
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     REFUSED_ABSOLUTE,
@@ -66,9 +67,11 @@ class GitHarness(Protocol):
 class DulwichHarness:
     """A real repository under ``tmp_path``, edited through the file system and dulwich."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, watched: bool = False) -> None:
         self.root = root
-        self.git: GitPort = DulwichGit(root)
+        # Watched: status amends its first walk from inotify events (adapters/git/watched_status).
+        watch = InotifyTreeWatch(root) if watched else None
+        self.git: GitPort = DulwichGit(root, watch=watch, arm_watch_at=1)
         self.writer: GitWriter = DulwichGitWriter(root, env={})
 
     def write_file(self, path: str, data: bytes) -> None:
@@ -146,7 +149,7 @@ class FakeHarness:
         return self.fake
 
 
-IMPLEMENTATIONS = ("dulwich", "fake")
+IMPLEMENTATIONS = ("dulwich", "dulwich-watched", "fake")
 
 
 def make_harness(
@@ -157,7 +160,7 @@ def make_harness(
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     if kind == "fake":
         return FakeHarness(FakeGit(initialized=initialized))
-    harness = DulwichHarness(tmp_path / "repo")
+    harness = DulwichHarness(tmp_path / "repo", watched=kind == "dulwich-watched")
     if initialized:
         harness.writer.init()
     return harness

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Final
 
@@ -21,6 +22,7 @@ from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.failures import git_operation
+from memhtml.adapters.git.held_repository import HeldRepository
 from memhtml.adapters.git.line_walk import changed_files
 from memhtml.adapters.git.repository import (
     commit_tree,
@@ -36,6 +38,7 @@ from memhtml.adapters.git.repository import (
 from memhtml.adapters.git.status import working_tree_status
 from memhtml.adapters.git.status_cache import StatusCache
 from memhtml.adapters.git.tree_diff import LeafChange, leaf_changes
+from memhtml.adapters.git.watched_status import WatchedStatus
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
     DiffEntry,
@@ -45,6 +48,7 @@ from memhtml.ports.git import (
     blob_sha,
     check_repo_path,
 )
+from memhtml.ports.tree_watch import TreeWatch
 
 HEAD_OPERATION: Final = "head"
 LIST_TREE_OPERATION: Final = "list_tree"
@@ -64,19 +68,36 @@ class DulwichGit:
     now, including commits another process just landed.
     """
 
-    def __init__(self, root: str | Path, *, status_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        status_cache: Path | None = None,
+        watch: TreeWatch | None = None,
+        arm_watch_at: int = 2,
+    ) -> None:
         """Bind the port to a repository root (a working tree, or a bare repository).
 
         ``status_cache`` names a file where status keeps what later calls, in this process or
         another, can reuse (``status_cache``); without it status still reuses what this
-        process computed for the same index and HEAD, but lists every directory.
+        process computed for the same index and HEAD, but lists every directory. ``watch``
+        lets status re-check only what changed (``watched_status``), from the
+        ``arm_watch_at``-th status on; without it every status walks.
         """
         self._root = str(root)
         self._status_cache = StatusCache(status_cache)
+        self._watched = None if watch is None else WatchedStatus(watch, arm_at_call=arm_watch_at)
+        # A warm process (it holds a watcher) keeps the repository open between reads.
+        self._held = None if watch is None else HeldRepository(self._root)
+
+    def _open(self, operation: str) -> AbstractContextManager[Repo]:
+        if self._held is not None:
+            return self._held.use(operation)
+        return open_repository(self._root, operation)
 
     def head(self) -> str | None:
         """See ``GitPort.head``."""
-        with git_operation(HEAD_OPERATION), open_repository(self._root, HEAD_OPERATION) as repo:
+        with git_operation(HEAD_OPERATION), self._open(HEAD_OPERATION) as repo:
             sha = head_commit(repo)
         return None if sha is None else sha.decode("ascii")
 
@@ -84,7 +105,7 @@ class DulwichGit:
         """See ``GitPort.list_tree``."""
         with (
             git_operation(LIST_TREE_OPERATION),
-            open_repository(self._root, LIST_TREE_OPERATION) as repo,
+            self._open(LIST_TREE_OPERATION) as repo,
         ):
             tree_id = commit_tree(repo, ref)
             found: dict[str, str] = {}
@@ -98,7 +119,7 @@ class DulwichGit:
         """See ``GitPort.commit_at``."""
         with (
             git_operation(COMMIT_AT_OPERATION),
-            open_repository(self._root, COMMIT_AT_OPERATION) as repo,
+            self._open(COMMIT_AT_OPERATION) as repo,
         ):
             sha = head_commit(repo)
             while sha is not None:
@@ -113,7 +134,7 @@ class DulwichGit:
     def first_parent_changes(self, stop: str | None) -> tuple[LineStep, ...] | None:
         """See ``GitPort.first_parent_changes``."""
         op = FIRST_PARENTS_OPERATION
-        with git_operation(op), open_repository(self._root, op) as repo:
+        with git_operation(op), self._open(op) as repo:
             line: list[Commit] = []
             sha = head_commit(repo)
             while sha is not None and sha.decode("ascii") != stop:
@@ -140,7 +161,7 @@ class DulwichGit:
         found: dict[str, bytes] = {}
         with (
             git_operation(READ_BLOBS_OPERATION),
-            open_repository(self._root, READ_BLOBS_OPERATION) as repo,
+            self._open(READ_BLOBS_OPERATION) as repo,
         ):
             for sha in shas:
                 if sha in found:
@@ -153,7 +174,7 @@ class DulwichGit:
 
     def diff(self, from_sha: str | None, to_sha: str | None) -> tuple[DiffEntry, ...]:
         """See ``GitPort.diff``."""
-        with git_operation(DIFF_OPERATION), open_repository(self._root, DIFF_OPERATION) as repo:
+        with git_operation(DIFF_OPERATION), self._open(DIFF_OPERATION) as repo:
             old_tree = commit_tree_or_empty(repo, from_sha)
             new_tree = commit_tree_or_empty(repo, to_sha)
             leaves = list(leaf_changes(repo.object_store, old_tree, new_tree))
@@ -167,9 +188,23 @@ class DulwichGit:
 
     def status(self) -> tuple[StatusEntry, ...]:
         """See ``GitPort.status``."""
-        with git_operation(STATUS_OPERATION), open_repository(self._root, STATUS_OPERATION) as repo:
+        with git_operation(STATUS_OPERATION), self._open(STATUS_OPERATION) as repo:
             require_worktree(repo, STATUS_OPERATION)
+            if self._watched is not None:
+                return self._watched.status(repo, self._status_cache)
             return working_tree_status(repo, self._status_cache)
+
+    @property
+    def status_walks(self) -> int | None:
+        """Whole status walks so far when a watcher is wired (``None`` without one)."""
+        return None if self._watched is None else self._watched.walks
+
+    def close(self) -> None:
+        """Release the watcher, if any (status walks afterwards); reads keep working."""
+        if self._watched is not None:
+            self._watched.close()
+        if self._held is not None:
+            self._held.close()
 
     def hash_working_file(self, path: str) -> str:
         """See ``GitPort.hash_working_file``."""
@@ -181,7 +216,7 @@ class DulwichGit:
 
     def _read(self, path: str, operation: str) -> bytes:
         check_repo_path(path, operation)
-        with git_operation(operation), open_repository(self._root, operation) as repo:
+        with git_operation(operation), self._open(operation) as repo:
             require_worktree(repo, operation)
             return working_path(Path(repo.path), path, operation, follow_final=True).read_bytes()
 

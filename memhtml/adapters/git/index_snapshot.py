@@ -59,6 +59,8 @@ class IndexSnapshot:
     shas: bytes
     unmerged: frozenset[bytes]
     _tree: list[bytes] = attrs.field(factory=list, alias="_tree")
+    # When derived by ``edited``: the key it was derived from and the paths the edit touched.
+    derived_from: tuple[bytes, frozenset[bytes]] | None = None
     _signatures: list[list[tuple[int, int, int]]] = attrs.field(factory=list, init=False)
     _full_paths: dict[bytes, list[bytes]] = attrs.field(factory=dict, init=False)
     _newest: list[int] = attrs.field(factory=list, init=False)
@@ -172,6 +174,7 @@ class IndexSnapshot:
             shas=shas + b"".join(bytes.fromhex(record.sha.decode("ascii")) for record in fresh),
             unmerged=self.unmerged,
             _tree=[] if tree is None else [tree],
+            derived_from=(self.key, frozenset(removed) | {record.path for record in added}),
         )
         # The derived columns status builds, carried over instead of rebuilt for 10k paths.
         if self._signatures:

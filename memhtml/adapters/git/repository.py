@@ -38,9 +38,14 @@ def open_repository(root: str, operation: str) -> Iterator[Repo]:
     object ids, so a SHA-256 repository is refused rather than misread.
     """
     with Repo(root) as repo:
-        if repo.object_format.name != _SUPPORTED_FORMAT:
-            raise GitFailure(f"{operation} ({FORMAT_REASON})")
+        require_sha1(repo, operation)
         yield repo
+
+
+def require_sha1(repo: Repo, operation: str) -> None:
+    """Refuse a repository whose objects are not named by SHA-1 (see ``open_repository``)."""
+    if repo.object_format.name != _SUPPORTED_FORMAT:
+        raise GitFailure(f"{operation} ({FORMAT_REASON})")
 
 
 def head_commit(repo: Repo) -> ObjectID | None:

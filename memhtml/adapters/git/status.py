@@ -14,16 +14,11 @@ from __future__ import annotations
 
 import os
 import stat
-from collections import defaultdict
 from collections.abc import Container, Iterator
 from operator import attrgetter
 from typing import Final, Literal
 
-from dulwich.diff_tree import CHANGE_ADD, CHANGE_DELETE, tree_changes
-from dulwich.index import commit_tree
-from dulwich.object_store import MemoryObjectStore, OverlayObjectStore
 from dulwich.objects import S_ISGITLINK, ObjectID
-from dulwich.objects import TreeEntry as GitTreeEntry
 from dulwich.repo import Repo
 
 from memhtml.adapters.git.index_snapshot import (
@@ -32,11 +27,10 @@ from memhtml.adapters.git.index_snapshot import (
     read_snapshot,
     snapshot_of,
 )
+from memhtml.adapters.git.index_vs_head import index_against_head
 from memhtml.adapters.git.repository import (
     commit_tree_or_empty,
-    decode_path,
     head_commit,
-    is_file_mode,
 )
 from memhtml.adapters.git.status_cache import (
     EMPTY_TREE,
@@ -49,6 +43,7 @@ from memhtml.adapters.git.status_cache import (
     remembered_snapshot,
     staged_changes,
 )
+from memhtml.adapters.git.status_parts import StatusParts, status_entries
 from memhtml.adapters.git.untracked import untracked_paths
 from memhtml.adapters.git.verified_files import Verified, verified_record
 from memhtml.ports.git import StatusEntry, blob_sha
@@ -66,20 +61,22 @@ def working_tree_status(repo: Repo, cache: StatusCache | None = None) -> tuple[S
     ``cache`` keeps what can be reused between calls (``status_cache``); without one, only
     this process's content-addressed memos are used and every directory is listed.
     """
+    return status_entries(os.fsencode(repo.path), full_status(repo, cache).changed())
+
+
+def full_status(repo: Repo, cache: StatusCache | None = None) -> StatusParts:
+    """One whole status pass: the index against HEAD, every tracked file, every directory."""
     cache = cache if cache is not None else StatusCache(None)
     root = os.fsencode(repo.path)
-    index_path = repo.index_path()
-    data, racy_after = _read_index_file(index_path)
-    snapshot = _snapshot(index_path, data, cache.load(root), cache)
-    head = head_commit(repo)
-    tree = _head_tree(repo, head, cache)
-    changed = _staged(repo, snapshot, tree, cache)
-    for dirty, state in _dirty_tracked(root, snapshot, changed, racy_after, cache):
-        if state != "clean":
-            changed[dirty] = None
+    snapshot, head, tree, racy_after = git_side(repo, cache)
+    staged = _staged(repo, snapshot, tree, cache)
+    dirty = frozenset(
+        path
+        for path, state in _dirty_tracked(root, snapshot, staged, racy_after, cache)
+        if state != "clean"
+    )
     known = snapshot.known_paths()
-    for untracked in untracked_paths(repo, known, cache, holding=snapshot.directories()):
-        changed.setdefault(untracked, None)
+    untracked = frozenset(untracked_paths(repo, known, cache, holding=snapshot.directories()))
     staged_memo = staged_changes(snapshot.key, tree)
     cache.save(
         root,
@@ -87,16 +84,34 @@ def working_tree_status(repo: Repo, cache: StatusCache | None = None) -> tuple[S
         None if head is None else (head, tree),
         None if staged_memo is None else (tree, staged_memo),
     )
+    return StatusParts(
+        snapshot=snapshot,
+        head=head,
+        tree=tree,
+        racy_after=racy_after,
+        staged=staged,
+        dirty=dirty,
+        untracked=untracked,
+    )
 
-    entries: list[StatusEntry] = []
-    for raw_path, raw_source in changed.items():
-        path = decode_path(raw_path)
-        source = None if raw_source is None else decode_path(raw_source)
-        if path is None or (raw_source is not None and source is None):
-            continue
-        deleted = not _is_file(os.path.join(root, raw_path))
-        entries.append(StatusEntry(path=path, deleted=deleted, from_path=source))
-    return tuple(sorted(entries, key=lambda entry: entry.path))
+
+def git_side(
+    repo: Repo, cache: StatusCache
+) -> tuple[IndexSnapshot, ObjectID | None, bytes | None, int]:
+    """The index snapshot, HEAD, HEAD's tree and the index file's mtime, from memos when
+    they hold this exact index and commit."""
+    index_path = repo.index_path()
+    data, racy_after = _read_index_file(index_path)
+    snapshot = _snapshot(index_path, data, cache.load(os.fsencode(repo.path)), cache)
+    head = head_commit(repo)
+    return snapshot, head, _head_tree(repo, head, cache), racy_after
+
+
+def staged_of(
+    repo: Repo, snapshot: IndexSnapshot, tree: bytes | None, cache: StatusCache
+) -> dict[bytes, bytes | None]:
+    """Paths whose index entry differs from HEAD's tree (see ``_staged``)."""
+    return _staged(repo, snapshot, tree, cache)
 
 
 def _read_index_file(index_path: str) -> tuple[bytes | None, int]:
@@ -148,7 +163,7 @@ def _staged(
     if snapshot.tree() == (tree if tree is not None else EMPTY_TREE):
         changes: dict[bytes, bytes | None] = {}
     else:
-        changes = _staged_changes(repo, snapshot, tree)
+        changes = index_against_head(repo, snapshot, tree)
     remember_staged(snapshot.key, tree, changes)
     cache.dirty = True
     return changes
@@ -203,59 +218,29 @@ def _dirty_tracked(
         cache.dirty = True
 
 
+def tracked_state(
+    root: bytes, snapshot: IndexSnapshot, position: int, racy_after: int
+) -> WorkingState:
+    """The working state of the tracked entry at ``position``, by the rules of
+    ``_dirty_tracked``: stat data vouches for an entry stamped before the index file was
+    written; anything else is read and hashed."""
+    if S_ISGITLINK(snapshot.modes[position]):
+        return "clean"
+    path = snapshot.paths[position]
+    seen = _signature_or_none(os.path.join(root, path))
+    if seen is None:
+        return "deleted"
+    expected = (snapshot.mtimes[position], snapshot.ctimes[position], snapshot.sizes[position])
+    if seen == expected and snapshot.mtimes[position] < racy_after:
+        return "clean"
+    return _working_state(root, path, snapshot.sha(position))
+
+
 def _signature_or_none(full: bytes) -> tuple[int, int, int] | None:
     try:
         return _SIGNATURE(os.lstat(full))
     except (FileNotFoundError, NotADirectoryError):
         return None
-
-
-def _staged_changes(
-    repo: Repo, snapshot: IndexSnapshot, head_tree: bytes | None
-) -> dict[bytes, bytes | None]:
-    """Paths whose index entry differs from HEAD; a staged rename maps to its source."""
-    unmerged = snapshot.unmerged
-    scratch = MemoryObjectStore()
-    index_tree_built = commit_tree(
-        scratch, ((path, ObjectID(sha), mode) for path, sha, mode in snapshot.entries())
-    )
-    store = OverlayObjectStore([scratch, repo.object_store])
-    adds: dict[bytes, _BlobKey] = {}
-    deletes: dict[bytes, _BlobKey] = {}
-    changed: dict[bytes, bytes | None] = {}
-    base = None if head_tree is None else ObjectID(head_tree)
-    for change in tree_changes(store, base, index_tree_built):
-        old, new = _blob_key(change.old), _blob_key(change.new)
-        entry = change.new if change.new is not None else change.old
-        path = None if entry is None else entry.path
-        if path is None or path in unmerged or (old is None and new is None):
-            continue
-        if change.type == CHANGE_ADD and new is not None:
-            adds[path] = new
-        elif change.type == CHANGE_DELETE and old is not None:
-            deletes[path] = old
-        else:
-            changed[path] = None
-    # A type change walks as a delete plus an add of one path: that is a modification.
-    for path in adds.keys() & deletes.keys():
-        del adds[path], deletes[path]
-        changed[path] = None
-    sources_by_blob: dict[_BlobKey, list[bytes]] = defaultdict(list)
-    for path in sorted(deletes):
-        sources_by_blob[deletes[path]].append(path)
-    for path in sorted(adds):
-        sources = sources_by_blob.get(adds[path])
-        changed[path] = sources.pop(0) if sources else None
-    for sources in sources_by_blob.values():
-        changed.update((path, None) for path in sources)
-    return changed
-
-
-def _blob_key(entry: GitTreeEntry | None) -> _BlobKey | None:
-    """Blob sha and file type of one side of a change; ``None`` when absent or a gitlink."""
-    if entry is None or entry.mode is None or entry.sha is None or not is_file_mode(entry.mode):
-        return None
-    return entry.sha, stat.S_IFMT(entry.mode)
 
 
 def _working_state(root: bytes, path: bytes, sha: bytes) -> WorkingState:
@@ -278,11 +263,3 @@ def _working_state(root: bytes, path: bytes, sha: bytes) -> WorkingState:
         with open(full, "rb") as handle:
             data = handle.read()
     return "clean" if blob_sha(data).encode("ascii") == sha else "modified"
-
-
-def _is_file(full: bytes) -> bool:
-    try:
-        info = os.lstat(full)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)

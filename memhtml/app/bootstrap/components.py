@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memhtml.ports.memory_codec import MemoryCodec
     from memhtml.ports.pair_similarity import PairwiseSimilarity
     from memhtml.ports.transcript_files import TranscriptFiles
+    from memhtml.ports.tree_watch import TreeWatch
 
 
 def _open_sqlite(
@@ -237,6 +238,14 @@ def git_landing(
     if git_name and git_email:
         fallback = Identity(name=git_name, email=git_email)
     return DulwichLanding(root, clock=clock, fallback=fallback, write_lock=write_lock)
+
+
+def tree_watch(root: str | Path) -> TreeWatch | None:
+    """A file-system watcher over the working tree at ``root``; ``None`` where this system
+    offers none (status then walks every time, as before)."""
+    from memhtml.adapters.git.inotify_watch import InotifyTreeWatch
+
+    return InotifyTreeWatch(root) if InotifyTreeWatch.available() else None
 
 
 def init_repository(root: str | Path) -> bool:

@@ -24,6 +24,7 @@ from memhtml.app.bootstrap.components import (
     parse_memory_lazily,
     system_clock,
     transcript_files,
+    tree_watch,
 )
 from memhtml.app.bootstrap.settings import Settings
 from memhtml.app.indexing import StoreIndexer
@@ -200,13 +201,19 @@ class Services:
             exclusive=lock.held,
         )
         self.storage: Storage = opened.storage
-        self.git: GitPort = DulwichGit(settings.root, status_cache=settings.git_status_cache_path)
+        # Status re-checks only what a file-system watcher saw change, from the second status
+        # of this store on (a warm process: the library's store, the MCP server).
+        self._reader = DulwichGit(
+            settings.root,
+            status_cache=settings.git_status_cache_path,
+            watch=tree_watch(settings.root),
+        )
+        self.git: GitPort = self._reader
         self.writer: GitWriter = DulwichGitWriter(
             settings.root, clock=self.clock, fallback=fallback, write_lock=lock
         )
         self.write_lock: Callable[[], AbstractContextManager[None]] = lock.held
         self.configure_repo: Callable[[], bool] = lambda: ensure_merge_ours_driver(settings.root)
-        self.codec: MemoryCodec = memory_codec()
         self.parse: MemoryParser = parse_memory_lazily
         self.indexer: Indexer = indexer_over(
             self.storage,
@@ -234,9 +241,15 @@ class Services:
             raise
         self._lock = lock
 
-    # What only some commands use is built when first asked for: the retrieval pipeline (its
-    # modules), and the remote's port, which brings dulwich's network client and the sync
-    # rules into every command's start-up otherwise.
+    # What only some commands use is built when first asked for: the file codec (the html
+    # adapter), the retrieval pipeline (its modules), and the remote's port, which brings
+    # dulwich's network client and the sync rules into every command's start-up otherwise.
+
+    @functools.cached_property
+    def codec(self) -> MemoryCodec:
+        """The memory file format's functions (the html adapter: a read that finds the index
+        fresh never loads it)."""
+        return memory_codec()
 
     @functools.cached_property
     def query_embedder(self) -> QueryPrefetch | None:
@@ -290,7 +303,8 @@ class Services:
         return self.embedder is not None
 
     def close(self) -> None:
-        """Release the storage."""
+        """Release the storage and the file-system watcher."""
+        self._reader.close()
         self.storage.close()
 
     def __enter__(self) -> Services:

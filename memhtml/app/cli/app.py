@@ -21,12 +21,8 @@ from typing import Any, Final, NoReturn
 
 import click
 
-from memhtml.app.cli import help as help_module
-from memhtml.app.cli import manifest
 from memhtml.app.cli.command_table import LazyCommands, LazyModule
-from memhtml.app.cli.commands.completion import COMPLETE_VAR
-from memhtml.app.cli.errors import ERR_UNKNOWN, EXIT_OK, EXIT_RUNTIME
-from memhtml.app.cli.failures import describe_failure
+from memhtml.app.cli.front_door import COMPLETE_VAR, EXIT_OK, reader_gone, stdout_is_tty
 from memhtml.app.cli.global_options import REPO, ScannedArgs, scan_arguments
 from memhtml.app.cli.logs import configure_logging
 from memhtml.app.cli.program import PROGRAM, SUMMARY
@@ -34,14 +30,15 @@ from memhtml.app.cli.state import CliState
 from memhtml.app.cli.stdout import EnvelopeWriter
 
 Registrar = Callable[[click.Group], None]
-_COMMANDS: Final = "memhtml.app.cli.commands"
+_CLI: Final = "memhtml.app.cli"
+_COMMANDS: Final = f"{_CLI}.commands"
 
 # The one command table: parsing, help and the manifest all read the group these fill. A
 # LazyModule's module is imported when one of its commands is first asked for
 # (command_table), so a command loads its own module and no other.
 REGISTRARS: Final[tuple[Registrar, ...]] = (
-    manifest.register,
-    help_module.register,
+    LazyModule(f"{_CLI}.manifest", ("manifest",)),
+    LazyModule(f"{_CLI}.help", ("help",)),
     LazyModule(f"{_COMMANDS}.store", ("init", "write", "correct", "archive", "link", "apply")),
     LazyModule(f"{_COMMANDS}.store_reads", ("read", "neighbors", "list", "reinforce")),
     LazyModule(f"{_COMMANDS}.retrieval", ("search", "recall")),
@@ -94,14 +91,18 @@ def run(root: click.Group, argv: Sequence[str]) -> int:
         configure_logging(os.environ)
         if scanned.missing_value is not None:
             raise click.BadOptionUsage(scanned.missing_value, f"Option '{REPO}' requires a path.")
-        state = CliState(options=scanned.options, writer=writer, stdout_is_tty=_is_tty())
+        state = CliState(options=scanned.options, writer=writer, stdout_is_tty=stdout_is_tty())
         if scanned.options.version:
-            help_module.show_version(state)
+            from memhtml.app.cli.help import show_version
+
+            show_version(state)
         elif scanned.options.help or not scanned.rest:
             # Bare `memhtml` is `memhtml --help` (issue 18; docs/cli-contract.md §2 printed the
             # manifest, 1,600 lines of JSON at a person's terminal). `memhtml manifest` is the JSON.
+            from memhtml.app.cli.help import show_help
+
             words = (*scanned.command_path, *scanned.unresolved)
-            help_module.show_help(root, words, state)
+            show_help(root, words, state)
         else:
             click.Group.main(
                 root, args=list(scanned.rest), prog_name=PROGRAM, standalone_mode=False, obj=state
@@ -109,7 +110,7 @@ def run(root: click.Group, argv: Sequence[str]) -> int:
         if not writer.emitted:
             raise NoEnvelope("the command finished without printing its result")
     except BrokenPipeError:
-        return _reader_gone()
+        return reader_gone()
     except Exception as exc:  # every failure, ours or not, becomes the one failure envelope
         return _report(exc, scanned, root, writer)
     return EXIT_OK
@@ -136,6 +137,10 @@ def build_cli(registrars: Sequence[Registrar] = REGISTRARS) -> RootGroup:
 
 
 def _report(exc: Exception, scanned: ScannedArgs, root: click.Group, writer: EnvelopeWriter) -> int:
+    # Loaded only on failure: the error table imports every port's exceptions.
+    from memhtml.app.cli.errors import ERR_UNKNOWN
+    from memhtml.app.cli.failures import describe_failure
+
     failure = describe_failure(exc, scanned, root)
     if failure.code == ERR_UNKNOWN:
         traceback.print_exception(exc, file=sys.stderr)
@@ -147,30 +152,4 @@ def _report(exc: Exception, scanned: ScannedArgs, root: click.Group, writer: Env
     return failure.exit_status
 
 
-def _reader_gone() -> int:
-    """The reader closed stdout (`memhtml manifest | head -1`): nobody is left to tell.
-
-    Point stdout at the null device, or the interpreter's final flush raises again and prints
-    a second traceback for a pipe the caller closed on purpose.
-    """
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):  # no real descriptor (an in-memory stream)
-        pass
-    return EXIT_RUNTIME
-
-
-def _is_tty() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):  # a closed or foreign stream is not a terminal
-        return False
-
-
 cli: Final = build_cli()
-
-
-def main() -> NoReturn:
-    """Console-script entry point."""
-    cli.main()

@@ -11,10 +11,10 @@ from typing import Final
 
 import click
 
+from memhtml.app.cli.front_door import COMPLETE_VAR
 from memhtml.app.cli.output import prints_text
 from memhtml.app.cli.program import PROGRAM
 
-COMPLETE_VAR: Final = "_MEMHTML_COMPLETE"
 SHELLS: Final = ("bash", "zsh", "fish")
 SCRIPT_TYPE: Final = "shell.completion"
 
