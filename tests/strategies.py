@@ -10,14 +10,16 @@ from hypothesis import strategies as st
 from memhtml.domain.reinforce import AccessRow
 
 # Text that exercises the awkward corners: astral characters (2 UTF-16 units), combining
-# marks, no-break spaces and ASCII whitespace runs.
-awkward_text = st.lists(
-    st.one_of(
+# marks, no-break spaces and ASCII whitespace runs. Drawn as one string (hypothesis's native
+# text), not a joined list of one-character strings: the same texts for a third of the cost,
+# which the query fuzzers pay 10,000 times. The combining mark follows whatever came before.
+awkward_text = st.text(
+    alphabet=st.one_of(
         st.characters(codec="utf-8"),
-        st.sampled_from([" ", "\n", "\t", "\u00a0", "😀", "é", "e\u0301", ".", "!", "?"]),
+        st.sampled_from([" ", "\n", "\t", "\u00a0", "😀", "é", "\u0301", ".", "!", "?"]),
     ),
     max_size=200,
-).map("".join)
+)
 
 # --- ranking: fusion, mmr, polarity, disclosure ---
 # Plain data only (no memhtml imports here, so this section never reorders the file's imports);

@@ -24,7 +24,7 @@ from memhtml.ports.errors import GitFailure
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, WATERMARK, memory_bytes
 from tests.fakes.git import FakeGit
-from tests.support import sqlite_indexer
+from tests.support import migrated_in_memory, sqlite_indexer
 
 PATHS = (
     "areas/inbox/a.html",
@@ -136,7 +136,7 @@ class World(History):
 
     def __init__(self) -> None:
         super().__init__()
-        self.db = Database.open(":memory:", state_path=":memory:")
+        self.db = migrated_in_memory(state=True)
 
     def indexer(self, db: Database) -> StoreIndexer:
         """An indexer over the repository, writing into ``db``."""

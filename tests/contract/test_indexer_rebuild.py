@@ -30,7 +30,7 @@ from memhtml.ports.errors import ModelUnavailable
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from memhtml.ports.indexer import EMPTY_TREE_SHA, SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import IMPLEMENTATIONS, GitHarness, make_harness
-from tests.support import sqlite_indexer
+from tests.support import migrated_in_memory, sqlite_indexer
 
 DIM = 8
 EMBEDDER = HashingEmbedder(DIM)
@@ -140,7 +140,7 @@ class Store:
 def open_store(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     """A store of the given git implementation, with an in-memory index and state plane."""
     repo = make_harness(kind, tmp_path, monkeypatch)
-    with Database.open(":memory:", state_path=":memory:") as db:
+    with migrated_in_memory(state=True) as db:
         yield Store(repo=repo, db=db)
 
 

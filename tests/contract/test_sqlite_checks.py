@@ -22,15 +22,16 @@ from tests.contract.test_sqlite_schema import (
     fts_consistent,
     fts_paths,
 )
+from tests.support import migrated_files, migrated_in_memory
 
 
 @pytest.fixture(params=["file", "memory"])
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A migrated database with state attached, on disk or in memory."""
     if request.param == "file":
-        database = Database.open(tmp_path / "index.db", state_path=tmp_path / "state.db")
+        database = migrated_files(tmp_path / "index.db", tmp_path / "state.db")
     else:
-        database = Database.open(":memory:", state_path=":memory:")
+        database = migrated_in_memory(state=True)
     with database:
         yield database
 

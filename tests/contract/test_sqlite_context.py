@@ -18,6 +18,7 @@ from memhtml.domain.lexical_context import ContextFacts, context_documents
 from memhtml.domain.projection import FileProjection
 from memhtml.domain.session_documents import SessionKey, session_documents
 from tests.contract.storage.harness import Memory
+from tests.support import migrated_in_memory
 
 PATHS = tuple(f"areas/inbox/m{j}.html" for j in range(5))
 STAMPS = ("2026-09-01T00:00:00Z", "2026-09-01T00:00:01Z", "2026-09-02T00:00:00Z")
@@ -119,7 +120,7 @@ def test_refreshed_documents_equal_the_twin_after_any_history(
 ) -> None:
     """Each refresh redoes exactly what the changes since the last one reach: the context
     documents and the session documents (a move or a session change redoes both sessions)."""
-    db = Database.open(":memory:", state_path=None, fts_tokenizer="unicode61")
+    db = migrated_in_memory(state=False, tokenizer="unicode61")
     store = SqliteIndexStore(db)
     held: dict[str, Memory] = {}
     for k, op in enumerate(history):

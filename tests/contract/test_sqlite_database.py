@@ -319,3 +319,39 @@ def test_compat_distance_function_is_registered(db: Database) -> None:
         db.get("SELECT vector_distance_cos(?, ?)", (one, one)),
     ]
     assert [(None,), (1.0,), (0.0,)] == actual
+
+
+@pytest.mark.parametrize("tokenizer", ["porter", "unicode61"])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_an_in_memory_copy_holds_what_a_fresh_open_holds(tokenizer: str, with_state: bool) -> None:
+    """``copy_in_memory`` (the tests' migrated template) gives the schema, settings, ledgers
+    and pragmas of a fresh in-memory open, and writes to the copy stay in the copy."""
+    schema = "SELECT type, name, tbl_name, sql FROM {}.sqlite_master ORDER BY type, name"
+    reads = [
+        schema.format("main"),
+        "SELECT * FROM index_settings ORDER BY name",
+        "SELECT name FROM schema_migrations ORDER BY name",
+        "PRAGMA foreign_keys",
+        "PRAGMA journal_mode",
+    ]
+    if with_state:
+        reads.append(schema.format("state"))
+    state = ":memory:" if with_state else None
+    with (
+        Database.open(":memory:", fts_tokenizer=tokenizer) as template,
+        Database.open(":memory:", state_path=state, fts_tokenizer=tokenizer) as fresh,
+        template.copy_in_memory(with_state=with_state) as copy,
+    ):
+        facts = [
+            (db.migrations_applied, db.state_migrations_applied, db.has_state, db.fts_tokenizer())
+            for db in (fresh, copy)
+        ]
+        assert ([fresh.all(sql) for sql in reads], facts[0]) == (
+            [copy.all(sql) for sql in reads],
+            facts[1],
+        )
+        copy.run(SCRATCH)
+        assert (None, ("scratch",)) == (
+            template.get("SELECT name FROM sqlite_master WHERE name = 'scratch'"),
+            copy.get("SELECT name FROM sqlite_master WHERE name = 'scratch'"),
+        )

@@ -17,6 +17,7 @@ from memhtml.adapters.sqlite.schema import (
 )
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.ports.errors import StorageFailure
+from tests.support import migrated_files, migrated_in_memory
 
 UPSERT_FILE = (
     f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) "
@@ -110,9 +111,9 @@ def fts_consistent(db: Database) -> bool:
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A migrated database with state attached, on disk or in memory."""
     if request.param == "file":
-        database = Database.open(tmp_path / "index.db", state_path=tmp_path / "state.db")
+        database = migrated_files(tmp_path / "index.db", tmp_path / "state.db")
     else:
-        database = Database.open(":memory:", state_path=":memory:")
+        database = migrated_in_memory(state=True)
     with database:
         yield database
 

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from memhtml.adapters.html import parse_memory, render_memory
-from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.recorder import SqliteRecorder
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.domain.model import RenderInputs
@@ -21,7 +20,7 @@ from memhtml.ports.recorder import LINK_KINDS, LinkKind, Recorder, SessionLink
 from tests.fakes.git import FakeGit
 from tests.fakes.write_plane import FakeIndex
 from tests.strategies import write_session_links
-from tests.support import sqlite_indexer
+from tests.support import migrated_in_memory, sqlite_indexer
 
 STAMP = "2026-09-14T07:02:11Z"
 Plane = tuple[FakeGit, Indexer, Recorder]
@@ -29,7 +28,7 @@ Plane = tuple[FakeGit, Indexer, Recorder]
 
 def _sqlite_plane() -> Iterator[Plane]:
     git = FakeGit()
-    db = Database.open(":memory:", state_path=":memory:")
+    db = migrated_in_memory(state=True)
     clock = FixedClock(dt.datetime(2026, 9, 14, tzinfo=dt.UTC))
     indexer = sqlite_indexer(
         db=db, git=git, parser=parse_memory, clock=clock, embed_watermark="m@3", embed_dim=3

@@ -22,6 +22,7 @@ from memhtml.domain.entities import entity_terms
 from memhtml.domain.model import EntityRef
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import ScopeFacts
+from tests.support import migrated_in_memory
 
 TEST_SPACE: Final = "test-space@6"
 """The vector space the fixture's embeddings are written in unless a test names another."""
@@ -98,10 +99,9 @@ _EDGE_CLASSES: Final = {
 
 
 def open_index(*, state: bool = True, tokenizer: str = "unicode61") -> Database:
-    """A fresh in-memory index, with an in-memory state plane unless ``state`` is False."""
-    return Database.open(
-        ":memory:", state_path=":memory:" if state else None, fts_tokenizer=tokenizer
-    )
+    """A fresh in-memory index, with an in-memory state plane unless ``state`` is False (a
+    copy of a migrated one: property tests open one per example)."""
+    return migrated_in_memory(state=state, tokenizer=tokenizer)
 
 
 def _file_writes(row: MemoryRow, model: str) -> list[Write]:

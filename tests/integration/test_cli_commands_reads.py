@@ -3,6 +3,7 @@ scope flags they refuse before running."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,18 @@ def linked_store(root: Path) -> Store:
     return made
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The linked store, built once per module and never changed: ``store`` copies it."""
+    return linked_store(tmp_path_factory.mktemp("built") / "store").root
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """A fresh linked store, for tests that change it."""
-    return linked_store(tmp_path / "store")
+def store(built: Path, tmp_path: Path) -> Store:
+    """A fresh linked store, for tests that change it: a copy of the built one (repository,
+    index and state plane), where building it cost four invocations per test."""
+    shutil.copytree(built, tmp_path / "store", symlinks=True)
+    return Store(tmp_path / "store")
 
 
 @pytest.fixture(scope="module")

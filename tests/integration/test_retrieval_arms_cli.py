@@ -3,6 +3,7 @@ finding, end to end through the command line over a real store (embedding off)."
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,10 @@ LEDGER = "areas/inbox/ledger-api.html"
 OTHER = "areas/inbox/the-nightly-build-is-slow.html"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Store:
     """A failure, its fix (linked by `fixes`), a service with an alias, and a bystander."""
-    root = tmp_path / "store"
+    root = tmp_path_factory.mktemp("built") / "store"
     assert 0 == invoke(["init", "--repo", str(root)]).exit_code
     made = Store(root)
     made.ok(
@@ -40,6 +41,14 @@ def store(tmp_path: Path) -> Store:
     )  # fmt: skip
     made.ok("link", FIX, "fixes", FAILURE)
     return made
+
+
+@pytest.fixture
+def store(built: Store, tmp_path: Path) -> Store:
+    """A copy of the built store (repository, index and state plane) for each test, where
+    building it cost six invocations per test."""
+    shutil.copytree(built.root, tmp_path / "store", symlinks=True)
+    return Store(tmp_path / "store")
 
 
 def test_a_fix_is_reached_only_through_its_link(store: Store) -> None:

@@ -173,21 +173,58 @@ class Database:
                 )
                 database._migrations_applied = len(ledger_names(database, MAIN_SCHEMA))
             if state_path is not None:
-                with damage_as(StateCorrupt):
-                    database._attach_state(state_path)
-                    applied += apply_migrations(
-                        database,
-                        load_migrations(state_dir),
-                        schema=STATE_SCHEMA,
-                        values=placeholders,
-                    )
-                    database._state_migrations_applied = len(ledger_names(database, STATE_SCHEMA))
-                    database._has_state = database._state_tables_present()
+                applied += database._attach_migrated_state(state_path, state_dir, placeholders)
             database._newly_applied = applied
         except BaseException:
             connection.close()
             raise
         return database
+
+    def copy_in_memory(self, *, with_state: bool = False) -> Database:
+        """A new in-memory database holding a copy of this one's index (``main``), and a fresh
+        in-memory state plane when ``with_state``: what ``open(":memory:")`` returns for this
+        index, without running its migrations again.
+
+        A test seam: property tests build hundreds of small indexes per run, and migrating each
+        cost ~25 ms on an idle core where copying a migrated one costs ~1 ms. The copy is made
+        with SQLite's online backup, page by page, so it holds what the template holds;
+        ``newly_applied`` names only the state migrations this call ran.
+
+        Raises:
+            StorageFailure: When the copy cannot be made or the state plane attached.
+        """
+        try:
+            connection = sqlean.connect(IN_MEMORY, isolation_level=None)
+        except _DRIVER_ERRORS as error:
+            raise StorageFailure("open index database") from error
+        copy = type(self)(connection)
+        try:
+            copy._prepare(BUSY_TIMEOUT_MS)
+            copy._guarded("copy index database", lambda: self._connection.backup(connection))
+            copy._migrations_applied = self._migrations_applied
+            if with_state:
+                placeholders = migration_placeholders(copy.fts_tokenizer())
+                state_dir = shipped_migrations(STATE_MIGRATIONS_DIR)
+                copy._newly_applied = copy._attach_migrated_state(
+                    IN_MEMORY, state_dir, placeholders
+                )
+        except BaseException:
+            connection.close()
+            raise
+        return copy
+
+    def _attach_migrated_state(
+        self, state_path: str | PathLike[str], state_dir: Traversable, values: dict[str, str]
+    ) -> tuple[str, ...]:
+        """Attach state.db as ``state`` and apply its pending migrations; returns their names."""
+        with damage_as(StateCorrupt):
+            self._attach_state(state_path)
+            applied = apply_migrations(
+                self, load_migrations(state_dir), schema=STATE_SCHEMA, values=values
+            )
+            self._state_migrations_applied = len(ledger_names(self, STATE_SCHEMA))
+            self._has_state = self._state_tables_present()
+        return applied
 
     def _prepare(self, busy_timeout_ms: int) -> None:
         def prepare() -> None:
