@@ -14,6 +14,7 @@ from typing import Final, Protocol
 import attrs
 
 from memhtml.domain.model import MemoryDoc
+from memhtml.ports.git import StatusEntry
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 # Why a file offered by git is not in the index, beside the parser's own violation codes.
@@ -87,6 +88,11 @@ class UpdateReport:
             gone, as a rebuild would leave them.
         model_failure: The model's reason when it stopped answering mid-pass, else ``None``.
         retokenized: As in :class:`RebuildReport`.
+        working: The working-tree status this pass walked, when it then found nothing to
+            write (so the answer is as fresh as a new walk); ``None`` when it walked none
+            (``committed_only``, a rebuild) or wrote after walking. A writer under the
+            store's write lock places against it instead of walking again. Not part of the
+            report's equality or repr.
     """
 
     head_sha: str | None
@@ -101,6 +107,7 @@ class UpdateReport:
     skipped: tuple[SkippedFile, ...] = ()
     model_failure: str | None = None
     retokenized: str | None = None
+    working: tuple[StatusEntry, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
