@@ -263,10 +263,11 @@ class Indexer(Protocol):
                 again, even when ``embed`` is false. Ignored without a bound embedder (no
                 space to vouch for them) and for chunks the pass did not project.
             committed_only: Apply the commits since the watermark and nothing else: the
-                working tree is not walked (a sync, which knows it only moved the branch).
-                Every path the commits touched takes HEAD's content; the paths the last pass
-                read from the working tree stay recorded as dirty, so the next full pass
-                revisits them, and edits made since that pass wait for it as well.
+                working tree is not walked (a sync, which knows it only moved the branch; a
+                write's update after its commit, whose preflight just walked). Every path the
+                commits touched takes HEAD's content; the paths the last pass read from the
+                working tree stay recorded as dirty, so the next full pass revisits them, and
+                edits made since that pass wait for it as well.
 
         Raises:
             IndexStale: The watermark is NULL because another process is rebuilding now.
