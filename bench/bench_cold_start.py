@@ -16,7 +16,8 @@ children; steadier than wall on a shared machine), and the load average before a
 ``base`` is a commit extracted with ``git archive``; ``head`` is this working tree. Bytecode
 caching stays on, as a user has it (a warm-up run per tree compiles).
 
-Run: ``.venv/bin/python -m bench.bench_cold_start [--base f426fa7] [--size 1000] [--rounds 9]``.
+Run: ``.venv/bin/python -m bench.bench_cold_start [--base f426fa7] [--size 1000] [--rounds 9]``;
+``--only 'write, local model'`` (repeatable) times one measure alone.
 """
 
 from __future__ import annotations
@@ -150,8 +151,20 @@ def _loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text(encoding="ascii").split()[:3])
 
 
+def _measure(measure: str, tree: Path, write: list[str], search: list[str]) -> Sample:
+    if measure == MEASURES[0]:
+        return _interpreter(tree)
+    if measure in MEASURES[1:3]:
+        return _terminal(tree, ["--help"] if measure == MEASURES[1] else [])
+    if measure == MEASURES[3]:
+        return _pipe(tree, ["--help"])
+    if measure == MEASURES[4]:
+        return _pipe(tree, write)
+    return _pipe(tree, search, embed="off" if measure == MEASURES[5] else "local")
+
+
 def _round(
-    trees: dict[str, Path], stores: dict[str, Path], index: int
+    trees: dict[str, Path], stores: dict[str, Path], index: int, measures: tuple[str, ...]
 ) -> dict[tuple[str, str], Sample]:
     samples: dict[tuple[str, str], Sample] = {}
     # ABBA: the tree that goes first alternates from round to round.
@@ -159,17 +172,12 @@ def _round(
     query = QUERIES[index % len(QUERIES)]
     for name, tree in order:
         store = str(stores[name])
-        samples[(name, MEASURES[0])] = _interpreter(tree)
-        samples[(name, MEASURES[1])] = _terminal(tree, ["--help"])
-        samples[(name, MEASURES[2])] = _terminal(tree, [])
-        samples[(name, MEASURES[3])] = _pipe(tree, ["--help"])
         title = f"cold start probe {index} fact"
         claim = f"The start-up probe keeps setting {index} at value {index * 3}."
-        write = ["--repo", store, "write", "--title", title, "--type", "semantic"]
-        samples[(name, MEASURES[4])] = _pipe(tree, [*write, "--claim", claim])
+        write = ["--repo", store, "write", "--title", title, "--type", "semantic", "--claim", claim]
         search = ["--repo", store, "search", query]
-        samples[(name, MEASURES[5])] = _pipe(tree, search, embed="off")
-        samples[(name, MEASURES[6])] = _pipe(tree, search)
+        for measure in measures:
+            samples[(name, measure)] = _measure(measure, tree, write, search)
     return samples
 
 
@@ -180,7 +188,11 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=1000, help="memories in the store")
     parser.add_argument("--rounds", type=int, default=9, help="timed runs per tree and measure")
     parser.add_argument("--store", type=Path, help="an existing store to copy (else built)")
+    parser.add_argument(
+        "--only", action="append", choices=MEASURES, help="time this measure alone (repeatable)"
+    )
     options = parser.parse_args()
+    measures = tuple(options.only or MEASURES)
     work = Path(tempfile.mkdtemp(prefix="memhtml-coldstart-"))
     try:
         base = work / "base"
@@ -206,14 +218,14 @@ def main() -> int:
         before = _loadavg()
         samples: dict[tuple[str, str], list[Sample]] = {}
         for index in range(options.rounds):
-            for key, sample in _round(trees, stores, index).items():
+            for key, sample in _round(trees, stores, index, measures).items():
                 samples.setdefault(key, []).append(sample)
         after = _loadavg()
         print(f"{machine_line()} · load average {before} before, {after} after\n")
         print(f"store: {options.size} memories; median of {options.rounds} alternated runs\n")
         print(f"| measure | base ({options.base}) wall | head wall | base CPU | head CPU |")
         print("|---|---:|---:|---:|---:|")
-        for measure in MEASURES:
+        for measure in measures:
             cells = []
             for column in (0, 1):
                 for name in trees:

@@ -8,11 +8,11 @@ HEAD it was planned against.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from memhtml.domain.errors import NotFound
 from memhtml.domain.model import MemoryDoc
-from memhtml.ports.git import GitPort, blob_sha
+from memhtml.ports.git import GitPort, StatusEntry, blob_sha
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 
 
@@ -66,12 +66,20 @@ class StagedTree:
         self._docs: dict[bytes, MemoryDoc] = {}
 
     @classmethod
-    def load(cls, git: GitPort) -> StagedTree:
-        """The tree at the current HEAD and the working tree's uncommitted paths."""
+    def load(cls, git: GitPort, status: Iterable[StatusEntry] | None = None) -> StagedTree:
+        """The tree at the current HEAD and the working tree's uncommitted paths.
+
+        Args:
+            git: The store's git port.
+            status: A status answer this caller already holds for the same moment (the
+                preflight index update's, under the same write lock), so the working tree is
+                not walked twice; ``None`` walks. An edit made after that walk is one made
+                after this load: the commit's own checks never overwrite it.
+        """
         head = git.head()
         base = {} if head is None else {e.path: e.blob_sha for e in git.list_tree(head)}
         dirty: set[str] = set()
-        for entry in git.status():
+        for entry in git.status() if status is None else status:
             dirty.add(entry.path)
             if entry.from_path is not None:
                 dirty.add(entry.from_path)
@@ -80,6 +88,21 @@ class StagedTree:
             return git.read_blobs([sha])[sha]
 
         return cls(head=head, base=base, dirty=frozenset(dirty), read_blob=read_blob)
+
+    def scratch(self) -> StagedTree:
+        """A new tree of the same HEAD and uncommitted paths with nothing staged on it."""
+        return StagedTree(
+            head=self.head, base=self._base, dirty=self._dirty, read_blob=self._read_blob
+        )
+
+    def touches_dirty(self, changes: ChangeSet) -> bool:
+        """Whether ``changes`` writes, deletes or moves a path with uncommitted edits."""
+        paths = [
+            *(write.path for write in changes.writes),
+            *changes.deletes,
+            *(path for move in changes.moves for path in (move.source, move.target)),
+        ]
+        return any(path in self._dirty for path in paths)
 
     def exists(self, path: str) -> bool:
         """Whether a file is at ``path`` once the staged changes apply."""

@@ -14,6 +14,7 @@ from typing import Final, Protocol
 import attrs
 
 from memhtml.domain.model import MemoryDoc
+from memhtml.ports.git import StatusEntry
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
 # Why a file offered by git is not in the index, beside the parser's own violation codes.
@@ -87,6 +88,11 @@ class UpdateReport:
             gone, as a rebuild would leave them.
         model_failure: The model's reason when it stopped answering mid-pass, else ``None``.
         retokenized: As in :class:`RebuildReport`.
+        working: The working-tree status this pass walked, when it then found nothing to
+            write (so the answer is as fresh as a new walk); ``None`` when it walked none
+            (``committed_only``, a rebuild) or wrote after walking. A writer under the
+            store's write lock places against it instead of walking again. Not part of the
+            report's equality or repr.
     """
 
     head_sha: str | None
@@ -101,6 +107,7 @@ class UpdateReport:
     skipped: tuple[SkippedFile, ...] = ()
     model_failure: str | None = None
     retokenized: str | None = None
+    working: tuple[StatusEntry, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -256,10 +263,11 @@ class Indexer(Protocol):
                 again, even when ``embed`` is false. Ignored without a bound embedder (no
                 space to vouch for them) and for chunks the pass did not project.
             committed_only: Apply the commits since the watermark and nothing else: the
-                working tree is not walked (a sync, which knows it only moved the branch).
-                Every path the commits touched takes HEAD's content; the paths the last pass
-                read from the working tree stay recorded as dirty, so the next full pass
-                revisits them, and edits made since that pass wait for it as well.
+                working tree is not walked (a sync, which knows it only moved the branch; a
+                write's update after its commit, whose preflight just walked). Every path the
+                commits touched takes HEAD's content; the paths the last pass read from the
+                working tree stay recorded as dirty, so the next full pass revisits them, and
+                edits made since that pass wait for it as well.
 
         Raises:
             IndexStale: The watermark is NULL because another process is rebuilding now.

@@ -60,3 +60,21 @@ def test_nothing_committed_is_unchanged_even_with_a_working_edit(store: Store) -
         indexer.index_state(),
         gists(store)[0][1],
     )
+
+
+def test_the_walked_status_is_handed_back_only_when_nothing_was_written(store: Store) -> None:
+    """``working`` is the status a pass walked when it then wrote nothing; a pass that indexed
+    an edit, and a commits-only pass, hand none back."""
+    seeded(store, embed=False)
+    indexer = store.indexer()
+    quiet = indexer.update(embed=False)
+    store.repo.write_file(B, memory_bytes("Beta edited on disk.", title="Beta"))
+    wrote = indexer.update(embed=False)
+    again = indexer.update(embed=False)
+    committed = indexer.update(embed=False, committed_only=True)
+    assert ((), None, (B,), None) == (
+        quiet.working,
+        wrote.working,
+        None if again.working is None else tuple(entry.path for entry in again.working),
+        committed.working,
+    )

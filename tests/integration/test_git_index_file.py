@@ -30,6 +30,7 @@ from memhtml.adapters.git.index_file import (
     encode_entry,
     index_bytes,
     read_index,
+    read_index_bytes,
     tree_id,
 )
 from memhtml.ports.git import blob_sha
@@ -163,3 +164,17 @@ def test_a_corrupt_index_is_refused(tmp_path: Path) -> None:
 def test_no_index_file_is_an_empty_index(tmp_path: Path) -> None:
     """A repository that never had an index reads as no entries."""
     assert [] == read_index(str(tmp_path / "index"))
+
+
+def test_a_file_read_again_gives_its_records_and_a_changed_one_is_checked_anew() -> None:
+    """The same bytes read twice give equal records in a fresh list; the same entries with a
+    flipped byte right after are still refused, not answered from the last read."""
+    good = index_bytes([encode_entry(b"a", blob_sha(b"a").encode(), 0o100644)])
+    first = read_index_bytes(good)
+    first.clear()
+    second = read_index_bytes(bytes(good))
+    damaged = bytearray(good)
+    damaged[20] ^= 0xFF
+    with pytest.raises(ValueError, match="checksum"):
+        read_index_bytes(bytes(damaged))
+    assert [b"a"] == [record.path for record in second]

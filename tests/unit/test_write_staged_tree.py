@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from memhtml.app.staged_tree import StagedTree
 from memhtml.domain.errors import NotFound
+from memhtml.ports.git import StatusEntry
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from tests.fakes.git import FakeGit
 
@@ -208,3 +209,74 @@ def test_occupancy_agrees_with_its_definition_after_any_staging(
             staged.update({first: False, second: True})
     for path in [*probes, *files, *dirty, *staged]:
         assert _is_free_by_definition(set(files), dirty, staged, path) == tree.is_free(path)
+
+
+class _UnwalkedGit(FakeGit):
+    """A fake whose status must not be asked."""
+
+    def status(self) -> tuple[StatusEntry, ...]:
+        raise AssertionError("status walked although an answer was handed in")
+
+
+def test_a_handed_status_answer_places_without_a_walk() -> None:
+    """``load`` with a status answer takes its dirty paths from it and never walks."""
+    git = _UnwalkedGit()
+    git.commit(
+        ChangeSet(writes=(FileWrite(path="areas/inbox/a.html", data=b"a"),)),
+        "base",
+        expected_head=None,
+    )
+    handed = (
+        StatusEntry(path="areas/inbox/draft.html"),
+        StatusEntry(path="areas/moved/b.html", from_path="areas/inbox/b.html"),
+    )
+    tree = StagedTree.load(git, handed)
+    assert (True, True, True, False) == (
+        tree.is_dirty("areas/inbox/draft.html"),
+        tree.is_dirty("areas/moved/b.html"),
+        tree.is_dirty("areas/inbox/b.html"),
+        tree.is_free("areas/inbox/a.html"),
+    )
+
+
+def test_a_scratch_tree_has_the_base_and_dirt_but_nothing_staged() -> None:
+    """``scratch`` starts again from the same HEAD and dirty paths, without the staging."""
+    git = _git({"areas/inbox/a.html": b"a"})
+    git.write_file("areas/inbox/draft.html", b"unsaved")
+    tree = StagedTree.load(git)
+    tree.write("areas/inbox/new.html", b"new")
+    scratch = tree.scratch()
+    assert (tree.head, False, True, b"a", ChangeSet()) == (
+        scratch.head,
+        scratch.exists("areas/inbox/new.html"),
+        scratch.is_dirty("areas/inbox/draft.html"),
+        scratch.read("areas/inbox/a.html"),
+        scratch.change_set(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        (ChangeSet(writes=(FileWrite(path="areas/inbox/new.html", data=b"n"),)), False),
+        (ChangeSet(writes=(FileWrite(path="areas/inbox/draft.html", data=b"n"),)), True),
+        (ChangeSet(deletes=("areas/inbox/draft.html",)), True),
+        (
+            ChangeSet(moves=(FileMove(source="areas/inbox/a.html", target="archive/a.html"),)),
+            False,
+        ),
+        (
+            ChangeSet(
+                moves=(FileMove(source="areas/inbox/a.html", target="areas/inbox/draft.html"),)
+            ),
+            True,
+        ),
+    ],
+)
+def test_touches_dirty_names_a_change_to_an_uncommitted_path(
+    changes: ChangeSet, expected: bool
+) -> None:
+    """A write, delete or either end of a move on a dirty path counts; a clean one does not."""
+    git = _git({"areas/inbox/a.html": b"a"})
+    git.write_file("areas/inbox/draft.html", b"unsaved")
+    assert expected == StagedTree.load(git).touches_dirty(changes)

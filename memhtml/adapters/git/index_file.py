@@ -58,6 +58,11 @@ class IndexRecord(NamedTuple):
     raw: bytes
 
 
+# The last index file decoded in this process, and its records: a write reads the same file in
+# its status walk and again under the index lock to commit, and equal bytes decode alike.
+_last_read: tuple[bytes, tuple[IndexRecord, ...]] | None = None
+
+
 def read_index(index_path: str) -> list[IndexRecord]:
     """Every entry of the index at ``index_path``, in file order; none when there is no file.
 
@@ -75,9 +80,22 @@ def read_index(index_path: str) -> list[IndexRecord]:
 def read_index_bytes(data: bytes) -> list[IndexRecord]:
     """Every entry of the index file ``data``, in file order.
 
+    The same bytes as the previous call of this process (compared whole, not by checksum)
+    give that call's records again without decoding.
+
     Raises:
         ValueError: The bytes are not an index or their checksum does not match.
     """
+    global _last_read
+    last = _last_read
+    if last is not None and last[0] == data:
+        return list(last[1])
+    records = _decoded(data)
+    _last_read = (data, tuple(records))
+    return records
+
+
+def _decoded(data: bytes) -> list[IndexRecord]:
     if len(data) < _HEADER.size + _CHECKSUM_LENGTH:
         raise ValueError("truncated index")
     signature, version, count = _HEADER.unpack_from(data)

@@ -65,13 +65,14 @@ def run_update(
     head = git.head()
     watermark = watermark_commit(state)
     committed = git.diff(watermark, head) if head != watermark else ()
-    if committed_only:
+    working = None if committed_only else git.status()
+    if working is None:
         plan = attrs.evolve(plan_update(committed, ()), dirty_after=state.dirty_paths)
     else:
-        plan = plan_update(committed, git.status(), state.dirty_paths)
+        plan = plan_update(committed, working, state.dirty_paths)
     if head == watermark and (plan.empty or committed_only):
         store.refresh_context()  # an index migrated since its last pass; else nothing to do
-        return UpdateReport(head_sha=head, unchanged=True), ()
+        return UpdateReport(head_sha=head, unchanged=True, working=working), ()
     # Who holds each remembered duplicate's hash, asked before any row moves or goes.
     remembered = store.skipped_duplicates()
     held_before = store.active_hash_holders(sorted(set(remembered.values())))
@@ -99,10 +100,12 @@ def run_update(
     # Every planned path is decided by now: read again, removed, or unchanged with its row.
     decided = {*plan.removals, *plan.from_head, *plan.from_work, *touched, *revisit}
     after = remembered_after(remembered, held_before, decided, duplicates)
-    if wrote or head != watermark or plan.dirty_after != state.dirty_paths or after != remembered:
+    moved = head != watermark or plan.dirty_after != state.dirty_paths or after != remembered
+    if wrote or moved:
         # Before the watermark moves: a pass that dies in between is replayed, refresh and all.
         store.refresh_context()
         store.record_head(head_sha=head, dirty_paths=plan.dirty_after, duplicates=after, now=now)
+        working = None  # time passed since the walk: a caller that needs the tree walks again
     skipped += [SkippedFile(path=path, reasons=(SKIP_DUPLICATE_CONTENT,)) for path in duplicates]
     report = UpdateReport(
         head_sha=head,
@@ -112,6 +115,7 @@ def run_update(
         renamed=plan.renamed,
         dirty=plan.dirty,
         skipped=tuple(sorted(skipped, key=lambda skip: skip.path)),
+        working=working,
     )
     chunk_ids = tuple(c.chunk_id for p in projections for c in p.chunks)
     return report, chunk_ids

@@ -273,7 +273,7 @@ def apply_batch(
             # Which writes conflict or nearly repeat is known only once every op is staged:
             # learn it on a scratch tree of the same HEAD, then stage for real with those
             # writes refused or left out.
-            scratch = StagedTree.load(deps.git)
+            scratch = tree.scratch()
             staged, _ = _stage_ops(
                 deps, scratch, ops, continue_on_error=True, refusals={}, progress=NO_PROGRESS
             )

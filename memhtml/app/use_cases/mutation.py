@@ -12,13 +12,20 @@ Order, and why:
    writing), and it brings the index level with HEAD and the working tree, so the dedup lookup sees
    every file. When nothing moved since the last pass it costs a HEAD read and a status walk.
 2. Plan against a fresh ``StagedTree`` of the current HEAD; the plan stages its changes and
-   names the commit message.
+   names the commit message. The tree takes its uncommitted paths from the preflight's status
+   walk when that pass wrote nothing after it (``UpdateReport.working``), so a write walks the
+   working tree once; otherwise it walks again.
 3. One commit, compare-and-swap on that HEAD. ``HeadMoved`` means another writer landed first:
    pause (jittered, doubling) and run 1–3 again from scratch, a bounded number of times.
 4. After the commit, one more ``indexer.update``; its failure is logged and reported as
    ``indexed=False``, never raised, because the commit has landed and the next update catches up.
    The documents the plan already parsed go to that update as an argument, so a written file
-   is parsed once per command, not once more by the index.
+   is parsed once per command, not once more by the index. That update applies the commits
+   alone (``committed_only``) and does not walk: the preflight just recorded the working
+   tree's dirty paths, and the commit wrote none of them, so what it changed is exactly what
+   it committed. An edit someone made meanwhile waits for the next pass, which every command
+   (a read's freshness check included) runs first and which walks. A commit that wrote a
+   path the tree saw dirty gets a full pass.
 """
 
 from __future__ import annotations
@@ -102,8 +109,8 @@ def run_mutation(
     for attempt in range(attempts):
         with deps.write_lock():
             repair_before_writing(deps.writer)
-            deps.indexer.update(embed=deps.embed, progress=progress)
-            tree = StagedTree.load(deps.git)
+            preflight = deps.indexer.update(embed=deps.embed, progress=progress)
+            tree = StagedTree.load(deps.git, preflight.working)
             planned = plan(tree)
             changes = tree.change_set()
             if planned.message is None or not (changes.writes or changes.moves or changes.deletes):
@@ -120,7 +127,13 @@ def run_mutation(
             continue
         fault_point("mutation.committed")
         # After the lock is released: the next writer's preflight indexes this commit too.
-        indexed = refresh_index(deps, progress, parsed=tree.documents(), vectors=planned.vectors)
+        indexed = refresh_index(
+            deps,
+            progress,
+            parsed=tree.documents(),
+            vectors=planned.vectors,
+            committed_only=not tree.touches_dirty(changes),
+        )
         return Landed(outcome=planned.outcome, commit_sha=sha, indexed=indexed)
     raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -131,16 +144,22 @@ def refresh_index(
     *,
     parsed: Mapping[bytes, MemoryDoc] | None = None,
     vectors: Mapping[str, bytes] | None = None,
+    committed_only: bool = False,
 ) -> bool:
     """One index update after a commit; False (and a logged cause) when it fails.
 
     ``parsed`` (file bytes to document) hands the indexer the documents the plan already
     parsed, so a written file is not parsed again; ``vectors`` (chunk id to vector) the
-    vectors it already embedded.
+    vectors it already embedded; ``committed_only`` skips the working-tree walk (see the
+    module docstring, step 4).
     """
     try:
         report = deps.indexer.update(
-            embed=deps.embed, progress=progress, known=parsed, vectors=vectors or None
+            embed=deps.embed,
+            progress=progress,
+            known=parsed,
+            vectors=vectors or None,
+            committed_only=committed_only,
         )
     except MemhtmlError as error:
         logger.warning(
