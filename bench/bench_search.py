@@ -274,9 +274,7 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
     every = tuple(name for name in EVERY_ARM if name != "time")
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*default)),
-        "fused statement, all arms but session": fused(
-            arms_named(*(name for name in default if name != "session"))
-        ),
+        "fused statement, all arms + session (opt-in)": fused(arms_named(*default, "session")),
         "session arm alone": fused(arms_named("session")),
         "fused statement, every arm (+ entity)": fused(arms_named(*every)),
         "fused statement, all arms, warm vector matrix": fused(arms_named(*default), warm=True),
@@ -293,7 +291,7 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
 ARM_NAMES: Final = tuple(arm.name for arm in RANK_ARMS if arm.default)
 EVERY_ARM: Final = tuple(arm.name for arm in RANK_ARMS)
 GATED: Final = RankingOptions(gate_priors=True)
-NO_SESSION: Final = RankingOptions(arms=tuple(name for name in ARM_NAMES if name != "session"))
+WITH_SESSION: Final = RankingOptions(arms=(*ARM_NAMES, "session"))
 EVERY: Final = RankingOptions(arms=EVERY_ARM)
 FOUR: Final = RankingOptions(arms=("fts", "vector", "recency", "salience"))
 """The original tool's four arms: the base of issue 15's "all arms ≤ 1.3 × four arms"."""
@@ -356,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "lexical, priors gated": (lexical, GATED),
                 "four arms (fts, vector, recency, salience)": (hybrid, FOUR),
                 "all arms": (hybrid, RankingOptions()),
-                "all arms but session": (hybrid, NO_SESSION),
+                "all arms + session (opt-in)": (hybrid, WITH_SESSION),
                 "all arms, priors gated": (hybrid, GATED),
                 "every arm (defaults + entity)": (hybrid, EVERY),
                 "every arm + authority": (hybrid, attrs.evolve(EVERY, authority=True)),
