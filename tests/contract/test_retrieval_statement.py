@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import attrs
 import pytest
 
 from memhtml.adapters.sqlite.retrieval_sql import (
@@ -61,7 +62,10 @@ def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
         EdgeRow(src_path="areas/c.html", rel="fixes", dst_path="areas/b.html"),
         EdgeRow(src_path="areas/a.html", rel="relates_to", dst_path="areas/c.html"),
     ]
-    load_rows(db, _corpus(), edges=edges)
+    corpus = _corpus()
+    if name == "session":  # the arm ranks only episodic memories of a session
+        corpus = [attrs.evolve(row, memory_type="episodic", session_id="chat-1") for row in corpus]
+    load_rows(db, corpus, edges=edges)
     seeded = name == "graph"
     holes = ArmHoles(
         file_filter=assemble_scope().file_filter,

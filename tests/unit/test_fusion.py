@@ -44,8 +44,9 @@ def formula_score(
 def test_registry_holds_the_seed_arms_in_fold_order() -> None:
     """The registry is fts, context, vector, recency, salience: the original tool's arms and weights
     except vector, halved on our LoCoMo runs (docs/decisions.md §12), plus the contextual full-text
-    arm (docs/ranking.md §2.5); then the opt-in entity arm (issue 15) at 1, the time arm (§2.8)
-    at 1.5 and the graph arm at 0.5, last because it starts from the others."""
+    arm (docs/ranking.md §2.5); then the opt-in entity arm (issue 15) at 1, the opt-in session arm
+    (§2.9) at 0.25, the time arm (§2.8) at 1.5 and the graph arm at 0.5, last because it starts
+    from the others."""
     expected = [
         ("fts", 1.0),
         ("context", 1.0),
@@ -53,6 +54,7 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
         ("recency", 0.5),
         ("salience", 0.4),
         ("entity", 1.0),
+        ("session", 0.25),
         ("time", 1.5),
         ("graph", 0.5),
     ]
@@ -60,9 +62,10 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
 
 
 def test_each_arm_declares_what_it_needs() -> None:
-    """Both full-text arms need terms, vector a query vector, salience the state plane, entity
-    the query's entities, time the query's day windows (the planner offers them only beside a
-    vector or terms), recency nothing; graph needs another query arm to seed it."""
+    """Both full-text arms and the session arm need terms, vector a query vector, salience the
+    state plane, entity the query's entities, time the query's day windows (the planner offers
+    them only beside a vector or terms), recency nothing; graph needs another query arm to seed
+    it."""
     expected = {
         "fts": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "context": (frozenset({ArmNeed.QUERY_TERMS}), False),
@@ -70,6 +73,7 @@ def test_each_arm_declares_what_it_needs() -> None:
         "recency": (frozenset(), False),
         "salience": (frozenset({ArmNeed.STATE}), False),
         "entity": (frozenset({ArmNeed.QUERY_ENTITIES}), False),
+        "session": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "time": (frozenset({ArmNeed.QUERY_WINDOWS}), False),
         "graph": (frozenset(), True),
     }
