@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Final
 
@@ -235,6 +235,27 @@ def _time_order(
     return _vector_order(inside, query)
 
 
+def _context_facts(
+    rows: Sequence[MemoryRow], edges: Sequence[EdgeRow], text_of: Callable[[MemoryRow], str]
+) -> list[ContextFacts]:
+    """What the context and session twins read about each row, its own text from ``text_of``."""
+    return [
+        ContextFacts(
+            path=row.path,
+            memory_type=row.memory_type,
+            session_id=row.session_id,
+            archived=row.archived,
+            order_at=row.event_at if row.event_at is not None else row.created_at,
+            title=row.title or row.path,
+            fts_text=text_of(row),
+            tags=tuple(row.tags),
+            entity_names=tuple(name for _, name in row.entities),
+            link_targets=tuple(e.dst_path for e in edges if e.src_path == row.path),
+        )
+        for row in rows
+    ]
+
+
 def _session_order(
     db: Database,
     rows: Sequence[MemoryRow],
@@ -246,18 +267,7 @@ def _session_order(
     documents the twin computes (checked equal to the stored ones), the own text's bm25 from
     another, both under the any-term form."""
     texts = {str(p): str(t) for p, t in db.all("SELECT path, fts_text FROM files", ())}
-    facts = [
-        ContextFacts(
-            path=row.path,
-            memory_type=row.memory_type,
-            session_id=row.session_id,
-            archived=row.archived,
-            order_at=row.event_at if row.event_at is not None else row.created_at,
-            title=row.title or row.path,
-            fts_text=texts[row.path],
-        )
-        for row in rows
-    ]
+    facts = _context_facts(rows, [], lambda row: texts[row.path])
     documents = session_documents(facts)
     stored = db.all("SELECT session_id, archived, text FROM session_documents", ())
     assert documents == {
@@ -327,21 +337,7 @@ def _assert_same(expected: Sequence[Fused], actual: Sequence[Fused]) -> None:
 def _session_edges(rows: Sequence[MemoryRow], edges: Sequence[EdgeRow]) -> list[GraphEdge]:
     """The implicit session edges, from the context twin: a neighbour is kept on its memory's
     context document, so a memory without one has no edge to its predecessor."""
-    facts = [
-        ContextFacts(
-            path=row.path,
-            memory_type=row.memory_type,
-            session_id=row.session_id,
-            archived=row.archived,
-            order_at=row.event_at if row.event_at is not None else row.created_at,
-            title=row.title or row.path,
-            fts_text=row.fts_text or "",
-            tags=tuple(row.tags),
-            entity_names=tuple(name for _, name in row.entities),
-            link_targets=tuple(e.dst_path for e in edges if e.src_path == row.path),
-        )
-        for row in rows
-    ]
+    facts = _context_facts(rows, edges, lambda row: row.fts_text or "")
     documents = context_documents(facts)
     previous = previous_in_session(facts)
     return session_edges({path: prev for path, prev in previous.items() if path in documents})
