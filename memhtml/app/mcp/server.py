@@ -20,7 +20,7 @@ from memhtml.app.mcp.catalog import HTML_MIME, INSTRUCTIONS, RESOURCE_TEMPLATES,
 from memhtml.app.mcp.outcomes import call_tool
 from memhtml.app.mcp.resources import list_page, read_uri
 from memhtml.app.mcp.tool_spec import ToolSpec
-from memhtml.app.mcp.worker import StoreRunner
+from memhtml.app.mcp.worker import StoreWorker
 from memhtml.domain.errors import InvalidInput, NotFound
 
 # JSON-RPC code the MCP specification gives an unknown resource.
@@ -60,7 +60,7 @@ def resource_error(exc: BaseException, uri: str) -> MCPError:
     return MCPError(code=rpc_code, message=f"{described.code}: {described.message}", data=data)
 
 
-def build_server(worker: StoreRunner) -> Server[Any]:
+def build_server(worker: StoreWorker) -> Server[Any]:
     """A server whose tools and resources run on ``worker``'s store."""
     tools = [tool_definition(spec) for spec in TOOLS]
     templates = [

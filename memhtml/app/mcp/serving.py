@@ -1,6 +1,6 @@
 """Run the server on a transport: stdio (what desktop and CLI agents spawn) or streamable HTTP.
 
-Both open the store once, start a warm-up, serve until the client goes away (stdin
+Both open the store once, queue a warm-up search, serve until the client goes away (stdin
 closes) or the process is told to stop (SIGINT/SIGTERM under HTTP), then close the store.
 """
 
@@ -19,7 +19,7 @@ import attrs
 from memhtml.app.mcp.http_policy import BearerGate
 from memhtml.app.mcp.server import build_server
 from memhtml.app.mcp.stdio_pipes import claimed_pipes
-from memhtml.app.mcp.worker import InlineStore, StoreWorker
+from memhtml.app.mcp.worker import StoreWorker
 from memhtml.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def serve_stdio(opener: Callable[[], Store]) -> Served:
     """Serve on stdin/stdout until the client closes stdin."""
     from mcp.server.stdio import stdio_server
 
-    worker = InlineStore(opener)
+    worker = StoreWorker(opener)
     server = build_server(worker)
 
     async def run() -> None:

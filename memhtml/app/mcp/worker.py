@@ -1,24 +1,18 @@
 """The server's one open store, owned by one thread: calls run there, one at a time.
 
 The store holds one SQLite connection and a lazily loaded embedder; both are opened once per
-server (a warm process) and used only from their thread, and requests never interleave inside
-a use case. Freshness is still checked on every call: each use case brings the index level
-with git first.
-
-Two owners. ``StoreWorker`` (HTTP) keeps the store on a thread of its own, so the event loop
-stays free for other clients while a call runs. ``InlineStore`` (stdio) runs each call on the
-event loop's thread: one client, whose requests would queue behind the running call anyway,
-and two thread hand-offs fewer per call.
+server (a warm process) and used only from this thread, so the event loop stays free to read
+the next message and requests never interleave inside a use case. Freshness is still checked
+on every call: each use case brings the index level with git first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from memhtml.app.store import Store
@@ -27,14 +21,6 @@ T = TypeVar("T")
 logger = logging.getLogger("memhtml")
 
 WARM_QUERY = "warm up"
-
-
-class StoreRunner(Protocol):
-    """Runs a call against the server's one store, after every call submitted before it."""
-
-    async def run(self, work: Callable[[Store], T]) -> T:
-        """``work(store)``'s result."""
-        ...
 
 
 class StoreWorker:
@@ -87,54 +73,3 @@ class StoreWorker:
             self._store.search(SearchRequest(query=WARM_QUERY, limit=1))
         except Exception as error:  # a warm-up must not take the server down
             logger.warning("warm-up search failed (%s); the first call will retry", error)
-
-
-class InlineStore:
-    """Opens the store on the calling thread and runs every call right there, on the loop.
-
-    A call blocks the event loop while it runs: right for one stdio client, whose next request
-    would wait for this one anyway, and wrong for HTTP (use ``StoreWorker``).
-
-    Args:
-        opener: Opens the store, at once, on the calling thread.
-
-    Raises:
-        Exception: Whatever ``opener`` raises, so a server that cannot open its store fails
-            before it serves.
-    """
-
-    def __init__(self, opener: Callable[[], Store]) -> None:
-        self._store = opener()
-        self._warming: threading.Thread | None = None
-        self.calls = 0
-
-    async def run(self, work: Callable[[Store], T]) -> T:
-        """``work(store)``, now, on the calling thread (nothing else runs meanwhile)."""
-        self.calls += 1
-        return work(self._store)
-
-    def warm(self) -> None:
-        """Load the embedder on a thread of its own while the server answers ``initialize``.
-
-        Only the model: it needs no SQLite connection, so it may load beside the loop (the
-        store's connection belongs to the loop's thread). A failure is logged, never raised:
-        the call that needs the model will report it.
-        """
-        embedder = self._store.services.query_embedder
-        if embedder is None:
-            return
-
-        def load() -> None:
-            try:
-                embedder.embed_query(WARM_QUERY)
-            except Exception as error:  # a warm-up must not take the server down
-                logger.warning("warm-up embedding failed (%s); the first call will retry", error)
-
-        self._warming = threading.Thread(target=load, name="memhtml-warm-up", daemon=True)
-        self._warming.start()
-
-    def close(self) -> None:
-        """Wait for the warm-up, then close the store."""
-        if self._warming is not None:
-            self._warming.join()
-        self._store.close()
