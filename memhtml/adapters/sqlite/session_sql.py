@@ -40,40 +40,57 @@ REFRESH_SESSION_WRITES: Final[tuple[str, ...]] = (
 the dirty sessions; one transaction."""
 
 
-def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
+def session_arm_sql(
+    scope: str, *, query_param: int, limit_param: int, shared_matches: str | None = None
+) -> str:
     """The ``session`` arm's ``(path, rank)`` statement; its twin is
     ``domain.session_documents.session_ranking``.
 
     ``scope`` is the scope filter written against alias ``f``. Both full-text tables are
     matched under the any-term form (``replace`` turns the all-terms joiner back, as the time
-    arm does). bm25 cannot be read inside a window function, so each score is selected in a
-    subquery first and ranked outside it.
+    arm does). Three steps, each materialized so that every full-text MATCH runs once: the
+    matching sessions with their bm25, the in-scope episodic memories whose own text matches
+    with theirs, then the best ``SESSION_DEPTH`` sessions holding one of those memories. Written
+    as one join instead, the planner re-ran a MATCH per row of the other side: 8× the time at
+    10,000 memories (BENCHMARKS.md).
+
+    ``shared_matches`` names a CTE of the statement that holds every in-scope own-text match
+    of the MATCH parameter with its bm25 (``retrieval_sql``'s, when the fts arm binds the
+    any-term form): the own-text step reads it instead of matching again.
     """
     match = f"replace(?{query_param}, {text_literal(ALL_JOINER)}, {text_literal(ANY_JOINER)})"
+    if shared_matches is not None:
+        # The MATCH parameter is the any-term form already and the CTE holds its in-scope
+        # matches: the same rows the own-text step would compute.
+        match = f"?{query_param}"
     sessions = (
         f"SELECT d.session_id AS sid, d.archived AS arch, bm25({SESSION_INDEX_NAME}) AS sscore "
         f"FROM {SESSION_INDEX_NAME} JOIN {SESSION_TABLE} d ON d.rowid = {SESSION_INDEX_NAME}.rowid "
         f"WHERE {SESSION_INDEX_NAME} MATCH {match}"
     )
-    own = (
-        "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, bm25(files_fts) AS score "
-        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
-        f"WHERE files_fts MATCH {match} AND f.memory_type = {text_literal(NEIGHBOUR_TYPE)} "
-        f"AND f.session_id IS NOT NULL {scope}"
-    )
-    candidates = (
-        "SELECT o.path AS path, o.score AS score, s.sid AS sid, s.arch AS arch, "
-        f"s.sscore AS sscore FROM ({own}) o JOIN ({sessions}) s "
-        "ON s.sid = o.sid AND s.arch = o.arch"
-    )
-    ranked = (
-        "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank "
-        "FROM (SELECT DISTINCT sid, arch, sscore FROM c)"
+    if shared_matches is not None:
+        own = (
+            f"SELECT path, sid, arch, score FROM {shared_matches} "
+            f"WHERE mtype = {text_literal(NEIGHBOUR_TYPE)} AND sid IS NOT NULL"
+        )
+    else:
+        own = (
+            "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, "
+            "bm25(files_fts) AS score FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+            f"WHERE files_fts MATCH {match} AND f.memory_type = {text_literal(NEIGHBOUR_TYPE)} "
+            f"AND f.session_id IS NOT NULL {scope}"
+        )
+    # The twin's session order (score, then key), counted over sessions holding a candidate.
+    best = (
+        "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank FROM s "
+        "WHERE EXISTS (SELECT 1 FROM o WHERE o.sid = s.sid AND o.arch = s.arch) "
+        f"ORDER BY sscore, sid, arch LIMIT {SESSION_DEPTH}"
     )
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY srank, score, path) FROM ("
-        f"WITH c AS ({candidates}), r AS ({ranked}) "
-        "SELECT c.path AS path, c.score AS score, r.srank AS srank "
-        f"FROM c JOIN r ON r.sid = c.sid AND r.arch = c.arch WHERE r.srank <= {SESSION_DEPTH} "
-        f"ORDER BY r.srank, c.score, c.path LIMIT ?{limit_param})"
+        f"WITH s AS MATERIALIZED ({sessions}), o AS MATERIALIZED ({own}), "
+        f"r AS MATERIALIZED ({best}) "
+        "SELECT o.path AS path, o.score AS score, r.srank AS srank "
+        "FROM r JOIN o ON o.sid = r.sid AND o.arch = r.arch "
+        f"ORDER BY r.srank, o.score, o.path LIMIT ?{limit_param})"
     )
