@@ -12,8 +12,8 @@ Why the answer stays exact: every chunk left out is at least ``threshold`` away 
 rounding differs by far less than ``MARGIN``). When every file the re-scoring keeps is nearer
 than that, and either it kept a full arm or the bound (``--vector-floor``) already excludes
 everything left out, no chunk left out could have entered or reordered the list. Otherwise
-the preselection widens (×4) twice at most, then gives way to the scan; so does one that would cover
-every vector.
+the preselection widens (×4) twice at most, then gives way to the scan; so does one that would
+cover every vector.
 
 A process loads the matrix on its second vector search (:data:`HOLD_FROM_SEARCH`), so a CLI
 command, which searches once, scans as before. The matrix is reloaded whenever
@@ -125,7 +125,10 @@ class VectorPreselector:
         norm = float(np.linalg.norm(query))
         if norm == 0.0:
             return None
-        distances = 1.0 - held.unit @ (query / np.float32(norm))
+        # einsum, not `@`: the product runs on this thread. The BLAS behind `@` hands a matrix
+        # of this size to worker threads that keep spinning after it, and on shared cores they
+        # took the CPU the fused statement needed next (BENCHMARKS.md, eighth session).
+        distances = 1.0 - np.einsum("ij,j->i", held.unit, query / np.float32(norm))
         total = len(held.chunk_ids)
         wanted = max(arm_limit, 1) * PRESELECT_PER_SLOT
         for _ in range(ATTEMPTS):
