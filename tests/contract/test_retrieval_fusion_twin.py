@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from typing import Final
 
@@ -25,7 +25,7 @@ from memhtml.domain.entities import entity_key, entity_ranking, tag_key
 from memhtml.domain.fts_query import fts_query_forms
 from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, active_arms, fuse
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
-from memhtml.domain.lexical_context import ContextFacts, context_documents, previous_in_session
+from memhtml.domain.lexical_context import context_documents, previous_in_session
 from memhtml.domain.query_dates import DateWindow
 from memhtml.domain.reinforce import (
     AccessRow,
@@ -34,12 +34,6 @@ from memhtml.domain.reinforce import (
     salience_score,
 )
 from memhtml.domain.scope import SearchScope, scope_admits
-from memhtml.domain.session_documents import (
-    SessionKey,
-    session_documents,
-    session_key,
-    session_ranking,
-)
 from memhtml.domain.vectors import cosine_distance
 from tests.fakes.retrieval_rows import (
     TEST_SPACE,
@@ -50,6 +44,7 @@ from tests.fakes.retrieval_rows import (
     open_index,
     scope_facts,
 )
+from tests.fakes.session_twin import context_facts, session_order
 
 VOCAB: Final = ("cache", "drain", "vip", "deploy", "merge", "tuesday")
 PATHS: Final = (
@@ -235,68 +230,6 @@ def _time_order(
     return _vector_order(inside, query)
 
 
-def _context_facts(
-    rows: Sequence[MemoryRow], edges: Sequence[EdgeRow], text_of: Callable[[MemoryRow], str]
-) -> list[ContextFacts]:
-    """What the context and session twins read about each row, its own text from ``text_of``."""
-    return [
-        ContextFacts(
-            path=row.path,
-            memory_type=row.memory_type,
-            session_id=row.session_id,
-            archived=row.archived,
-            order_at=row.event_at if row.event_at is not None else row.created_at,
-            title=row.title or row.path,
-            fts_text=text_of(row),
-            tags=tuple(row.tags),
-            entity_names=tuple(name for _, name in row.entities),
-            link_targets=tuple(e.dst_path for e in edges if e.src_path == row.path),
-        )
-        for row in rows
-    ]
-
-
-def _session_order(
-    db: Database,
-    rows: Sequence[MemoryRow],
-    admitted: Sequence[MemoryRow],
-    any_match: str,
-    arm_limit: int,
-) -> list[str]:
-    """The session arm from the pure rule: each session's bm25 from a separate query over the
-    documents the twin computes (checked equal to the stored ones), the own text's bm25 from
-    another, both under the any-term form."""
-    texts = {str(p): str(t) for p, t in db.all("SELECT path, fts_text FROM files", ())}
-    facts = _context_facts(rows, [], lambda row: texts[row.path])
-    documents = session_documents(facts)
-    stored = db.all("SELECT session_id, archived, text FROM session_documents", ())
-    assert documents == {
-        SessionKey(session_id=str(sid), archived=bool(arch)): str(text)
-        for sid, arch, text in stored
-    }
-    session_scores = {
-        SessionKey(session_id=str(sid), archived=bool(arch)): float(str(score))
-        for sid, arch, score in db.all(
-            "SELECT d.session_id, d.archived, bm25(session_fts) FROM session_fts "
-            "JOIN session_documents d ON d.rowid = session_fts.rowid WHERE session_fts MATCH ?",
-            (any_match,),
-        )
-    }
-    inside = {row.path for row in admitted}
-    own = {
-        str(path): float(str(score))
-        for path, score in db.all(_BM25_SQL["fts"], (any_match,))
-        if path in inside
-    }
-    keys = {fact.path: key for fact in facts if (key := session_key(fact)) is not None}
-    return session_ranking(
-        session_scores=session_scores,
-        own_scores={path: score for path, score in own.items() if path in keys},
-        sessions={path: keys[path] for path in own if path in keys},
-        limit=arm_limit,
-    )
-
-
 def _entity_order(rows: Sequence[MemoryRow], keys: Sequence[str], arm_limit: int) -> list[str]:
     held = {
         row.path: {entity_key(k, n) for k, n in row.entities} | {tag_key(t) for t in row.tags}
@@ -337,7 +270,7 @@ def _assert_same(expected: Sequence[Fused], actual: Sequence[Fused]) -> None:
 def _session_edges(rows: Sequence[MemoryRow], edges: Sequence[EdgeRow]) -> list[GraphEdge]:
     """The implicit session edges, from the context twin: a neighbour is kept on its memory's
     context document, so a memory without one has no edge to its predecessor."""
-    facts = _context_facts(rows, edges, lambda row: row.fts_text or "")
+    facts = context_facts(rows, edges, lambda row: row.fts_text or "")
     documents = context_documents(facts)
     previous = previous_in_session(facts)
     return session_edges({path: prev for path, prev in previous.items() if path in documents})
@@ -371,7 +304,7 @@ def _twin(
         elif arm.name == "time":
             full["time"] = _time_order(db, admitted, query_vector, any_match, windows)
         elif arm.name == "session":
-            full["session"] = _session_order(db, rows, admitted, any_match, arm_limit)
+            full["session"] = session_order(db, rows, admitted, any_match, arm_limit)
         elif arm.name == "graph":
             continue  # ranked below, from the other query arms' cut lists
         else:

@@ -46,8 +46,11 @@ def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
 
     ``scope`` is the scope filter written against alias ``f``. Both full-text tables are
     matched under the any-term form (``replace`` turns the all-terms joiner back, as the time
-    arm does). bm25 cannot be read inside a window function, so each score is selected in a
-    subquery first and ranked outside it.
+    arm does). Three steps, each materialized so that every full-text MATCH runs once: the
+    matching sessions with their bm25, the in-scope episodic memories whose own text matches
+    with theirs, then the best ``SESSION_DEPTH`` sessions holding one of those memories. Written
+    as one join instead, the planner re-ran a MATCH per row of the other side: 8× the time at
+    10,000 memories (BENCHMARKS.md, "The session arm made cheap").
     """
     match = f"replace(?{query_param}, {text_literal(ALL_JOINER)}, {text_literal(ANY_JOINER)})"
     sessions = (
@@ -61,19 +64,17 @@ def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
         f"WHERE files_fts MATCH {match} AND f.memory_type = {text_literal(NEIGHBOUR_TYPE)} "
         f"AND f.session_id IS NOT NULL {scope}"
     )
-    candidates = (
-        "SELECT o.path AS path, o.score AS score, s.sid AS sid, s.arch AS arch, "
-        f"s.sscore AS sscore FROM ({own}) o JOIN ({sessions}) s "
-        "ON s.sid = o.sid AND s.arch = o.arch"
-    )
-    ranked = (
-        "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank "
-        "FROM (SELECT DISTINCT sid, arch, sscore FROM c)"
+    # The twin's session order (score, then key), counted over sessions holding a candidate.
+    best = (
+        "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank FROM s "
+        "WHERE EXISTS (SELECT 1 FROM o WHERE o.sid = s.sid AND o.arch = s.arch) "
+        f"ORDER BY sscore, sid, arch LIMIT {SESSION_DEPTH}"
     )
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY srank, score, path) FROM ("
-        f"WITH c AS ({candidates}), r AS ({ranked}) "
-        "SELECT c.path AS path, c.score AS score, r.srank AS srank "
-        f"FROM c JOIN r ON r.sid = c.sid AND r.arch = c.arch WHERE r.srank <= {SESSION_DEPTH} "
-        f"ORDER BY r.srank, c.score, c.path LIMIT ?{limit_param})"
+        f"WITH s AS MATERIALIZED ({sessions}), o AS MATERIALIZED ({own}), "
+        f"r AS MATERIALIZED ({best}) "
+        "SELECT o.path AS path, o.score AS score, r.srank AS srank "
+        "FROM r JOIN o ON o.sid = r.sid AND o.arch = r.arch "
+        f"ORDER BY r.srank, o.score, o.path LIMIT ?{limit_param})"
     )
