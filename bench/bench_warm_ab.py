@@ -12,8 +12,10 @@ round (the first one alternating from round to round) so a noisy neighbour slows
   clock, as a long-lived process has it (bench_search itself uses a fixed clock).
 
 Each sample is one process: warm-up searches, then ``--searches`` timed ones; it reports the
-p50 wall time and the p50 CPU time of the searching thread (steadier than wall on a shared
-machine). The table gives the median over rounds of each. Stores are built once by the head
+p50 wall time, the p50 CPU time of the searching thread (steadier than wall on a shared
+machine; the facade embeds the query on its prefetch thread, outside it) and the p50 CPU time
+of the whole process (every thread: the embedding, and any worker a library keeps spinning).
+The table gives the median over rounds of each. Stores are built once by the head
 tree and copied per process, so each tree migrates its own copy.
 
 Run: ``.venv/bin/python -m bench.bench_warm_ab --base-tree DIR [--rounds 3] [--searches 60]``
@@ -46,14 +48,15 @@ work = Path(tempfile.mkdtemp(prefix="warm-ab-"))
 def timed(action, texts):
     for text in texts[:10]:
         action(text)
-    wall, cpu = [], []
+    wall, cpu, every = [], [], []
     for i in range(searches):
         text = texts[i % len(texts)]
-        w, c = time.perf_counter(), time.thread_time()
+        w, c, p = time.perf_counter(), time.thread_time(), time.process_time()
         action(text)
+        every.append(time.process_time() - p)
         cpu.append(time.thread_time() - c)
         wall.append(time.perf_counter() - w)
-    print(statistics.median(wall) * 1000, statistics.median(cpu) * 1000)
+    print(*(statistics.median(v) * 1000 for v in (wall, cpu, every)))
 if measure.startswith("1k"):
     import memhtml
     from bench.bench_mcp import QUERIES
@@ -86,7 +89,7 @@ def _loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def _sample(tree: Path, measure: str, store: Path, searches: int) -> tuple[float, float]:
+def _sample(tree: Path, measure: str, store: Path, searches: int) -> tuple[float, float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHTML_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = str(tree)
@@ -99,8 +102,8 @@ def _sample(tree: Path, measure: str, store: Path, searches: int) -> tuple[float
     )
     if done.returncode != 0:
         raise SystemExit(f"{measure} in {tree} failed:\n{done.stderr[-2000:]}")
-    wall, cpu = done.stdout.split()[-2:]
-    return float(wall), float(cpu)
+    wall, cpu, every = done.stdout.split()[-3:]
+    return float(wall), float(cpu), float(every)
 
 
 def _stores(directory: Path) -> dict[str, Path]:
@@ -127,7 +130,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         stores = _stores(Path(directory))
         print(f"load average before: {_loadavg()}", flush=True)
-        samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         for round_ in range(args.rounds):
             order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
             for measure in MEASURES:
@@ -137,18 +140,17 @@ def main() -> None:
                     print(f"round {round_ + 1} {measure} {name}: {sample}", flush=True)
         print(f"load average after: {_loadavg()}\n\n`{machine_line()}`\n")
     print(
-        "| warm search, p50 ms (median of rounds) | base wall | head wall | base CPU | head CPU |"
+        "| warm search, p50 ms (median of rounds) | wall base | wall head "
+        "| thread CPU base | thread CPU head | process CPU base | process CPU head |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for measure in MEASURES:
-        cells = []
-        for column in (0, 1):
-            for name in trees:
-                cells.append(statistics.median(s[column] for s in samples[(measure, name)]))
-        base_wall, head_wall, base_cpu, head_cpu = cells
-        print(
-            f"| {measure} | {base_wall:.1f} | {head_wall:.1f} | {base_cpu:.1f} | {head_cpu:.1f} |"
-        )
+        cells = [
+            f"{statistics.median(s[column] for s in samples[(measure, name)]):.1f}"
+            for column in (0, 1, 2)
+            for name in trees
+        ]
+        print(f"| {measure} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":
