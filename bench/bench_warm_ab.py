@@ -19,7 +19,8 @@ The table gives the median over rounds of each. Stores are built once by the hea
 tree and copied per process, so each tree migrates its own copy.
 
 Run: ``.venv/bin/python -m bench.bench_warm_ab --base-tree DIR [--rounds 3] [--searches 60]``
-(``DIR`` a checkout of the base commit, e.g. ``git worktree add --detach DIR <commit>``).
+(``DIR`` a checkout of the base commit, e.g. ``git worktree add --detach DIR <commit>``);
+``--only '1k facade, hybrid'`` (repeatable) times one measure alone.
 """
 
 from __future__ import annotations
@@ -125,7 +126,9 @@ def main() -> None:
     parser.add_argument("--base-tree", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--searches", type=int, default=60)
+    parser.add_argument("--only", action="append", choices=MEASURES, help="repeatable")
     args = parser.parse_args()
+    measures = tuple(args.only or MEASURES)
     trees = {"base": args.base_tree.resolve(), "head": ROOT}
     with tempfile.TemporaryDirectory() as directory:
         stores = _stores(Path(directory))
@@ -133,7 +136,7 @@ def main() -> None:
         samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         for round_ in range(args.rounds):
             order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
-            for measure in MEASURES:
+            for measure in measures:
                 for name in order:
                     sample = _sample(trees[name], measure, stores[measure], args.searches)
                     samples.setdefault((measure, name), []).append(sample)
@@ -144,7 +147,7 @@ def main() -> None:
         "| thread CPU base | thread CPU head | process CPU base | process CPU head |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for measure in MEASURES:
+    for measure in measures:
         cells = [
             f"{statistics.median(s[column] for s in samples[(measure, name)]):.1f}"
             for column in (0, 1, 2)
