@@ -84,6 +84,11 @@ SUITE: Final[tuple[Entry, ...]] = (
         _bench("bench_search", "--sizes", "1000", "--queries", "5", "--repeats", "1"),
     ),
     Entry(
+        "arm-cost", "What the session arm costs a warm search (issue 13)",
+        _bench("bench_arm_cost"),
+        _bench("bench_arm_cost", "--size", "500", "--queries", "3", "--rounds", "1"),
+    ),
+    Entry(
         "long-query", "Bounds on one query (issue 14)",
         _bench("bench_long_query"),
         _bench("bench_long_query", "--size", "1000", "--runs", "2", "--no-model"),

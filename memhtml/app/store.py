@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from memhtml.app.bootstrap import STORE_DIR, Services, read_settings
 from memhtml.app.errors import RepoRequired
+from memhtml.app.linked_worktree import refuse_linked_worktree
 from memhtml.ports.clock import Clock
 from memhtml.ports.progress import NO_PROGRESS, ProgressSink
 
@@ -586,10 +587,12 @@ def open_store(
             lost index, say); silent when omitted.
 
     Raises:
-        RepoRequired: ``root`` is not a git work tree with a ``.memhtml/`` folder.
+        RepoRequired: ``root`` is not a git work tree with a ``.memhtml/`` folder, or it is a
+            linked worktree (``app/linked_worktree.py``).
         InvalidInput: An environment variable holds a bad value.
     """
     settings = read_settings(root, environ)
+    refuse_linked_worktree(settings.root)
     if not ((settings.root / STORE_DIR).is_dir() and (settings.root / GIT_DIR).exists()):
         # Opening anyway would create .memhtml/ and both databases in a folder that is not a
         # store, leaving debris where the caller mistyped a path.
@@ -614,11 +617,13 @@ def init_store_at(root: str | Path, *, environ: Mapping[str, str] | None = None)
     """Create (or re-check) the store at ``root``: repository, scaffold and databases.
 
     Raises:
+        RepoRequired: ``root`` is a linked worktree (``app/linked_worktree.py``).
         GitFailure: The repository cannot be created, configured or committed to.
         StorageFailure: A database cannot be created.
         InvalidInput: An environment variable holds a bad value.
     """
     settings = read_settings(root, environ)
+    refuse_linked_worktree(settings.root)
     existed = settings.index_path.exists() and settings.state_path.exists()
     # Opening the services creates and migrates both databases.
     with Store(Services(settings, embedder=False)) as store:

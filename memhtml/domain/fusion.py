@@ -130,8 +130,8 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
 
 ``entity`` (issue 15) is opt-in (``--arms``): the default set changes only on an evaluation
 (issue 13), and none has put it there. ``session`` (docs/ranking.md §2.9) is opt-in too: it
-gains turn recall on LoCoMo, but its any-term pass makes a warm search at 10,000 memories
-about 1.8× slower, against a budget of 1.1×. ``graph`` joined the default set when its implicit
+gains turn recall on LoCoMo, but a warm search at 10,000 memories with it still costs
+1.1–1.2× one without, against a budget of 1.1×. ``graph`` joined the default set when its implicit
 session edges were measured on LoCoMo (docs/ranking.md §10), ``time`` (the vector arm inside
 the dates a query names, ``domain.query_dates``) when its windows were; it fires only for a
 query that names a date (the planner offers windows only beside a vector or terms to rank

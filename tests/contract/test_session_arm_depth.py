@@ -28,6 +28,8 @@ SESSIONS: Final = tuple(f"chat-{n}" for n in range(9))
 FOLDERS: Final = ("areas/", "projects/ws-a/", "projects/ws-b/", "archive/2025/")
 STAMPS: Final = ("2026-01-01T00:00:00Z", "2026-03-01T12:00:00Z", "2026-09-14T07:02:11Z")
 SESSION_ARM: Final = tuple(arm for arm in RANK_ARMS if arm.name == "session")
+WITH_FTS: Final = tuple(arm for arm in RANK_ARMS if arm.name in ("fts", "session"))
+"""Beside the fts arm under the any-term form, the session arm reads the fts arm's matches."""
 NOW: Final = "2026-10-01T00:00:00Z"
 
 
@@ -76,7 +78,8 @@ scopes = st.sampled_from(
 def test_session_arm_equals_its_twin(
     rows: tuple[MemoryRow, ...], scope: SearchScope, query_words: list[str], arm_limit: int
 ) -> None:
-    """Same paths in the same order, sessions beyond the cut and out of scope included."""
+    """Same paths in the same order, sessions beyond the cut and out of scope included; and the
+    same session ranks when the arm reads the fts arm's matches instead of its own."""
     db = open_index(state=False)
     load_rows(db, rows)
     any_match = fts_query_forms(" ".join(query_words)).any
@@ -87,6 +90,17 @@ def test_session_arm_equals_its_twin(
     )
     expected = fuse({"session": session_order(db, rows, admitted, any_match, arm_limit)}, limit=50)
     assert [(f.path, f.ranks) for f in actual] == [(f.path, f.ranks) for f in expected]
+    beside = run_fusion(
+        db,
+        FusionPlan(arms=WITH_FTS, now=NOW),
+        assemble_scope(scope),
+        match=any_match,
+        vector=None,
+        limit=100,
+        arm_limit=arm_limit,
+    )
+    session_ranks = {f.path: dict(f.ranks)["session"] for f in beside if "session" in dict(f.ranks)}
+    assert session_ranks == {f.path: dict(f.ranks)["session"] for f in expected}
 
 
 def test_sessions_without_an_admitted_member_do_not_use_up_the_depth() -> None:

@@ -105,6 +105,9 @@ class ArmHoles:
             bm25 (a query without a vector).
         now_param: The placeholder holding ``now`` in Unix milliseconds, or ``None`` to inline
             the instant as a literal (an arm compiled on its own).
+        shared_matches: The CTE holding every in-scope own-text match of ``?1`` with its bm25
+            (:data:`SHARED_MATCHES_CTE`), when the fts and session arms both read them; ``None``
+            when each arm matches on its own.
     """
 
     file_filter: str
@@ -117,14 +120,35 @@ class ArmHoles:
     windows: int | None = None
     time_by_vector: bool = True
     now_param: int | None = None
+    shared_matches: str | None = None
 
     def scope(self, alias: str) -> str:
         """The scope filter and the prior gate, written against ``alias``."""
         return f"{self.file_filter} {self.gate}".rstrip().replace(ALIAS_TOKEN, alias)
 
 
+SHARED_MATCHES_CTE: Final = "own_matches"
+"""Every in-scope file whose own text matches ``?1``, with its session key, type and bm25: read
+by the fts and session arms when ``?1`` is the any-term form, so FTS5 scores each match once."""
+
+
+def _shared_matches_sql(holes: ArmHoles) -> str:
+    return (
+        "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, "
+        "f.memory_type AS mtype, bm25(files_fts) AS score "
+        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+        f"WHERE files_fts MATCH ?{PARAM_QUERY} {holes.scope('f')}"
+    )
+
+
 def _fts_sql(holes: ArmHoles) -> str:
     # bm25 order, path for ties, numbered after the LIMIT so rank counts the kept rows only.
+    if holes.shared_matches is not None:
+        return (
+            "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
+            f"SELECT path, score FROM {holes.shared_matches} "
+            f"ORDER BY score, path LIMIT ?{PARAM_ARM_LIMIT})"
+        )
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
         "SELECT f.path AS path, bm25(files_fts) AS score "
@@ -282,7 +306,12 @@ def _entity_sql(holes: ArmHoles) -> str:
 
 def _session_sql(holes: ArmHoles) -> str:
     # The twin is domain.session_documents.session_ranking (session_sql.py).
-    return session_arm_sql(holes.scope("f"), query_param=PARAM_QUERY, limit_param=PARAM_ARM_LIMIT)
+    return session_arm_sql(
+        holes.scope("f"),
+        query_param=PARAM_QUERY,
+        limit_param=PARAM_ARM_LIMIT,
+        shared_matches=holes.shared_matches,
+    )
 
 
 def _graph_steps_sql(holes: ArmHoles) -> str:
@@ -388,6 +417,8 @@ class FusionPlan:
             ``vector_ranked``) instead of scanned inside the statement.
         time_by_vector: The time arm ranks by the query vector (``run_fusion`` sets it from
             whether one is bound), else by the own text's bm25.
+        any_form: ``?1`` is the any-term form (``run_fusion`` sets it from the MATCH text), so
+            the session arm's own-text matches are the fts arm's and are scored once.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -401,6 +432,7 @@ class FusionPlan:
     prior_bound: float | None = None
     vector_ranked: bool = False
     time_by_vector: bool = True
+    any_form: bool = False
 
 
 def _vector_ranked_param(scope: AssembledScope) -> int:
@@ -453,6 +485,11 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
         union = " UNION ALL ".join(f"SELECT path FROM {cte}" for cte in query_ctes)
         gate = f"AND {ALIAS_TOKEN}.path IN ({union})"
     ctes = []
+    shared = None
+    if plan.any_form and {"fts", "session"} <= {arm.name for arm in plan.arms}:
+        shared = SHARED_MATCHES_CTE
+        own = ArmHoles(file_filter=scope.file_filter, gate="", embed_model="", now=plan.now)
+        ctes.append(f"{shared} AS MATERIALIZED ({_shared_matches_sql(own)})")
     for arm in plan.arms:
         holes = ArmHoles(
             file_filter=scope.file_filter,
@@ -465,6 +502,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             windows=_windows_param(plan, scope),
             time_by_vector=plan.time_by_vector,
             now_param=_now_param(plan, scope),
+            shared_matches=shared if arm.kind is ArmKind.QUERY else None,
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
         if arm.seeded:
@@ -571,7 +609,11 @@ def run_fusion(
         raise ValueError("the entity arm needs the query's entities")
     if vector_ranked is not None:
         plan = attrs.evolve(plan, vector_ranked=True)
-    plan = attrs.evolve(plan, time_by_vector=vector is not None)
+    plan = attrs.evolve(
+        plan,
+        time_by_vector=vector is not None,
+        any_form=match is not None and ALL_JOINER not in match,
+    )
     sql = build_rrf_sql(plan, scope)
     if sql is None:
         return ()

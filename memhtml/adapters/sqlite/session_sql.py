@@ -40,7 +40,9 @@ REFRESH_SESSION_WRITES: Final[tuple[str, ...]] = (
 the dirty sessions; one transaction."""
 
 
-def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
+def session_arm_sql(
+    scope: str, *, query_param: int, limit_param: int, shared_matches: str | None = None
+) -> str:
     """The ``session`` arm's ``(path, rank)`` statement; its twin is
     ``domain.session_documents.session_ranking``.
 
@@ -50,20 +52,34 @@ def session_arm_sql(scope: str, *, query_param: int, limit_param: int) -> str:
     matching sessions with their bm25, the in-scope episodic memories whose own text matches
     with theirs, then the best ``SESSION_DEPTH`` sessions holding one of those memories. Written
     as one join instead, the planner re-ran a MATCH per row of the other side: 8× the time at
-    10,000 memories (BENCHMARKS.md, "The session arm made cheap").
+    10,000 memories (BENCHMARKS.md).
+
+    ``shared_matches`` names a CTE of the statement that holds every in-scope own-text match
+    of the MATCH parameter with its bm25 (``retrieval_sql``'s, when the fts arm binds the
+    any-term form): the own-text step reads it instead of matching again.
     """
     match = f"replace(?{query_param}, {text_literal(ALL_JOINER)}, {text_literal(ANY_JOINER)})"
+    if shared_matches is not None:
+        # The MATCH parameter is the any-term form already and the CTE holds its in-scope
+        # matches: the same rows the own-text step would compute.
+        match = f"?{query_param}"
     sessions = (
         f"SELECT d.session_id AS sid, d.archived AS arch, bm25({SESSION_INDEX_NAME}) AS sscore "
         f"FROM {SESSION_INDEX_NAME} JOIN {SESSION_TABLE} d ON d.rowid = {SESSION_INDEX_NAME}.rowid "
         f"WHERE {SESSION_INDEX_NAME} MATCH {match}"
     )
-    own = (
-        "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, bm25(files_fts) AS score "
-        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
-        f"WHERE files_fts MATCH {match} AND f.memory_type = {text_literal(NEIGHBOUR_TYPE)} "
-        f"AND f.session_id IS NOT NULL {scope}"
-    )
+    if shared_matches is not None:
+        own = (
+            f"SELECT path, sid, arch, score FROM {shared_matches} "
+            f"WHERE mtype = {text_literal(NEIGHBOUR_TYPE)} AND sid IS NOT NULL"
+        )
+    else:
+        own = (
+            "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, "
+            "bm25(files_fts) AS score FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+            f"WHERE files_fts MATCH {match} AND f.memory_type = {text_literal(NEIGHBOUR_TYPE)} "
+            f"AND f.session_id IS NOT NULL {scope}"
+        )
     # The twin's session order (score, then key), counted over sessions holding a candidate.
     best = (
         "SELECT sid, arch, ROW_NUMBER() OVER (ORDER BY sscore, sid, arch) AS srank FROM s "
