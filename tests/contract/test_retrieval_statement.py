@@ -86,8 +86,8 @@ def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
 
 
 def test_weights_and_the_constant_are_inlined_not_bound() -> None:
-    """Overrides appear as literals; without a scope the statement names only ?1–?5, and the
-    time arm's windows right after them."""
+    """Overrides appear as literals; without a scope the statement names only ?1–?5, the time
+    arm's windows right after them, and the salience instant last."""
     plan = FusionPlan(
         arms=RANK_ARMS, weights=(("fts", 0.25),), rrf_k=20, embed_model=TEST_SPACE, now=NOW
     )
@@ -95,7 +95,19 @@ def test_weights_and_the_constant_are_inlined_not_bound() -> None:
     assert sql is not None
     assert "coalesce(0.25 / (arm_fts.rank + 20), 0.0)" in sql
     assert "coalesce(0.4 / (arm_salience.rank + 20), 0.0)" in sql
-    assert {"1", "2", "3", "4", "5", "6"} == set(re.findall(r"\?(\d+)", sql))
+    assert {"1", "2", "3", "4", "5", "6", "7"} == set(re.findall(r"\?(\d+)", sql))
+    assert "((?7 - " in sql
+
+
+def test_the_statement_text_does_not_change_with_the_instant() -> None:
+    """The salience instant is bound, not inlined: two searches a second apart compile one
+    statement, which the driver's cache keeps prepared."""
+    scope = assemble_scope(SearchScope(workspace="ops"))
+    sqls = {
+        build_rrf_sql(FusionPlan(arms=RANK_ARMS, embed_model=TEST_SPACE, now=now), scope)
+        for now in (NOW, "2026-10-01T00:00:01Z", "2027-03-04T05:06:07Z")
+    }
+    assert 1 == len(sqls)
 
 
 def test_scope_values_keep_their_numbers_whichever_arms_fire() -> None:

@@ -31,7 +31,13 @@ from memhtml.adapters.local.model_files import (
     MINILM_MODEL_SHA256,
     MINILM_TOKENIZER_SHA256,
 )
-from memhtml.adapters.local.onnx_pipeline import BATCH_SIZE, mean_pool, pad_batch, unit_rows
+from memhtml.adapters.local.onnx_pipeline import (
+    BATCH_SIZE,
+    _open_session,
+    mean_pool,
+    pad_batch,
+    unit_rows,
+)
 from memhtml.ports.errors import ModelUnavailable
 
 # Our own paraphrase pairs: each sentence must sit nearer its partner than any other sentence.
@@ -257,6 +263,16 @@ def test_thread_count_defaults_and_validation(monkeypatch: pytest.MonkeyPatch) -
     assert 1 == OnnxMiniLmEmbedder(threads=1).threads
     with pytest.raises(ValueError, match="threads"):
         OnnxMiniLmEmbedder(threads=0)
+
+
+def test_the_session_workers_sleep_instead_of_spinning() -> None:
+    """The intra-op pool does not spin after a run: a spinning worker took the core the
+    search's SQL needed right after the query embedding on a shared machine."""
+    session = _open_session(bundled_model_files(), 2)
+    entry = session.get_session_options().get_session_config_entry(
+        "session.intra_op.allow_spinning"
+    )
+    assert "0" == entry
 
 
 def test_sha_mismatch_is_refused_naming_both_prefixes(tmp_path: Path) -> None:

@@ -31,6 +31,12 @@ PAD_ID: Final = 0
 _FEEDABLE_INPUTS: Final = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 # onnxruntime's "error" level: its warnings would otherwise interleave with CLI output on stderr.
 _ORT_LOG_ERRORS_ONLY: Final = 3
+# The intra-op pool's workers sleep between operators instead of spinning. A spinning worker
+# keeps a core busy for a while after every run: on a machine whose cores are shared (the agent
+# beside us, other processes), it took the core the search's own SQL needed right after the
+# query embedding, and on two loaded cores one short query embedded ~2.5x slower with two
+# spinning threads than with one (BENCHMARKS.md, eighth session). The vectors are the same.
+_NO_SPINNING: Final = (("session.intra_op.allow_spinning", "0"),)
 
 Int64Matrix = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -181,6 +187,8 @@ def _open_session(files: ModelFiles, threads: int) -> ort.InferenceSession:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = _ORT_LOG_ERRORS_ONLY
+    for key, value in _NO_SPINNING:
+        options.add_session_config_entry(key, value)
     try:
         return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     except Exception as e:

@@ -8,8 +8,11 @@ both return the same paths in the same order with the same scores.
 Placeholders are numbered and fixed: ``?1`` the MATCH text, ``?2`` the per-arm limit, ``?3`` the
 final limit, ``?4`` the query vector, ``?5`` the query's entity keys (a JSON array), scope values
 from ``?6``. Fixed numbers keep every scope value in place whichever arms fire. Weights, the RRF
-constant, the vector space and the salience instant are inlined literals: trusted configuration,
-never caller text.
+constant and the vector space are inlined literals: trusted configuration, never caller text. The
+salience instant is bound after everything else (``?N``, the last placeholder), so the statement's
+text does not change from one search to the next and the driver's statement cache keeps it
+prepared: compiling the fused statement costs a few milliseconds, a warm search's largest
+fixed cost after the arms themselves.
 """
 
 from __future__ import annotations
@@ -100,6 +103,8 @@ class ArmHoles:
             ``start|end`` ISO dates, ``DateWindow.as_text``), or ``None`` when ``time`` is off.
         time_by_vector: The time arm ranks by the query vector; ``False`` by the own text's
             bm25 (a query without a vector).
+        now_param: The placeholder holding ``now`` in Unix milliseconds, or ``None`` to inline
+            the instant as a literal (an arm compiled on its own).
         shared_matches: The CTE holding every in-scope own-text match of ``?1`` with its bm25
             (:data:`SHARED_MATCHES_CTE`), when the fts and session arms both read them; ``None``
             when each arm matches on its own.
@@ -114,6 +119,7 @@ class ArmHoles:
     vector_ranked: int | None = None
     windows: int | None = None
     time_by_vector: bool = True
+    now_param: int | None = None
     shared_matches: str | None = None
 
     def scope(self, alias: str) -> str:
@@ -243,11 +249,21 @@ def _recency_sql(holes: ArmHoles) -> str:
     )
 
 
-def _salience_sql(holes: ArmHoles) -> str:
-    now_ms = instant_ms(holes.now)
+def salience_now_ms(now: str) -> int:
+    """The salience instant in Unix milliseconds (bound, or inlined by an arm alone).
+
+    Raises:
+        ValueError: ``now`` is unreadable: the clock never hands one over, so it is a bug.
+    """
+    now_ms = instant_ms(now)
     if now_ms is None:
-        raise ValueError(f"the salience instant is unreadable: {holes.now!r}")
-    hours = f"(({now_ms} - {stamp_ms_sql('coalesce(a.last_accessed_at, f.updated_at)')})"
+        raise ValueError(f"the salience instant is unreadable: {now!r}")
+    return now_ms
+
+
+def _salience_sql(holes: ArmHoles) -> str:
+    now = str(salience_now_ms(holes.now)) if holes.now_param is None else f"?{holes.now_param}"
+    hours = f"(({now} - {stamp_ms_sql('coalesce(a.last_accessed_at, f.updated_at)')})"
     hours += f" / {_MS_PER_HOUR}.0)"
     prefix = text_literal(SALIENCE_EXCLUDED_PREFIX)
     # The exclusions live in this arm only: an excluded row keeps its other ranks. substr, not
@@ -431,6 +447,14 @@ def _windows_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
     return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked)
 
 
+def _now_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
+    """The placeholder of the salience instant: the last one, after the time arm's windows."""
+    if not any(arm.name == "salience" for arm in plan.arms):
+        return None
+    windows = int(any(arm.name == "time" for arm in plan.arms))
+    return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked) + windows
+
+
 def _cte(arm: ArmSpec) -> str:
     return f"arm_{arm.name}"
 
@@ -448,6 +472,8 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
     """
     if not plan.arms:
         return None
+    if any(arm.name == "salience" for arm in plan.arms):
+        salience_now_ms(plan.now)  # an unreadable instant fails before any SQL is built
     weights = dict(plan.weights)
     query_ctes = [_cte(arm) for arm in plan.arms if arm.kind is ArmKind.QUERY]
     seed_ctes = tuple(
@@ -475,6 +501,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             vector_ranked=_vector_ranked_param(scope) if plan.vector_ranked else None,
             windows=_windows_param(plan, scope),
             time_by_vector=plan.time_by_vector,
+            now_param=_now_param(plan, scope),
             shared_matches=shared if arm.kind is ArmKind.QUERY else None,
         )
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
@@ -596,9 +623,13 @@ def run_fusion(
     if "entity" in names:
         used = PARAM_QUERY_ENTITIES
     keys = json.dumps(list(entities)) if entities else None
-    after: tuple[str, ...] = () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
+    after: tuple[SqlValue, ...] = (
+        () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
+    )
     if "time" in names:
         after += (json.dumps(list(windows)),)
+    if "salience" in names:
+        after += (salience_now_ms(plan.now),)
     params = bound_params((match, arm_limit, limit, vector, keys), scope, used, after)
     rows = db.all(sql, params, operation="fused search")
     fused = []

@@ -12,8 +12,8 @@ Why the answer stays exact: every chunk left out is at least ``threshold`` away 
 rounding differs by far less than ``MARGIN``). When every file the re-scoring keeps is nearer
 than that, and either it kept a full arm or the bound (``--vector-floor``) already excludes
 everything left out, no chunk left out could have entered or reordered the list. Otherwise
-the preselection widens (×4) once, then gives way to the scan; so does one that would cover
-every vector.
+the preselection widens (×4) twice at most, then gives way to the scan; so does one that would
+cover every vector.
 
 A process loads the matrix on its second vector search (:data:`HOLD_FROM_SEARCH`), so a CLI
 command, which searches once, scans as before. The matrix is reloaded whenever
@@ -41,8 +41,11 @@ from memhtml.adapters.sqlite.retrieval_sql import (
 )
 from memhtml.adapters.sqlite.scope_sql import AssembledScope
 
-PRESELECT_PER_SLOT: Final = 8
-"""Chunks preselected per place of the arm's list at first: files have a few chunks each."""
+PRESELECT_PER_SLOT: Final = 2
+"""Chunks preselected per place of the arm's list at first. Re-scoring is most of the warm
+arm's cost and grows with the chunks handed over (80 re-scored ~5x faster than 320 at 1,000
+memories); a store of one-chunk memories is answered from the first 80, and a store of longer
+ones widens to the next size, which costs one more small statement."""
 
 WIDEN: Final = 4
 """How much the preselection grows when it cannot vouch for its answer."""
@@ -51,9 +54,9 @@ HOLD_FROM_SEARCH: Final = 2
 """The vector search of a process that first loads the matrix. Loading costs a few scans
 (docs/vector-storage.md), so a one-shot command, which searches once, never pays it."""
 
-ATTEMPTS: Final = 2
-"""Preselections tried before the scan: a scope narrow enough to need more is one the scan,
-which filters by scope first, answers faster anyway."""
+ATTEMPTS: Final = 3
+"""Preselections tried before the scan (2, 8 then 32 chunks per place): a scope narrow enough
+to need more is one the scan, which filters by scope first, answers faster anyway."""
 
 MARGIN: Final = 1e-4
 """How far the matrix's float32 distance may be from sqlite-vec's, with room to spare."""
@@ -122,7 +125,10 @@ class VectorPreselector:
         norm = float(np.linalg.norm(query))
         if norm == 0.0:
             return None
-        distances = 1.0 - held.unit @ (query / np.float32(norm))
+        # einsum, not `@`: the product runs on this thread. The BLAS behind `@` hands a matrix
+        # of this size to worker threads that keep spinning after it, and on shared cores they
+        # took the CPU the fused statement needed next (BENCHMARKS.md, eighth session).
+        distances = 1.0 - np.einsum("ij,j->i", held.unit, query / np.float32(norm))
         total = len(held.chunk_ids)
         wanted = max(arm_limit, 1) * PRESELECT_PER_SLOT
         for _ in range(ATTEMPTS):
