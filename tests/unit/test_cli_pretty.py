@@ -14,6 +14,7 @@ from memhtml.app.cli.pretty import (
     MIN_TEXT_WIDTH,
     WIDTH,
     _fits,
+    _wrap,
     render,
     render_failure,
     render_success,
@@ -203,3 +204,35 @@ def test_the_shortcut_covers_the_usual_values() -> None:
     assert _fits("The deploy runs at 09:00 UTC — every weekday.", WIDTH)
     assert not _fits("x" * (WIDTH + 1), WIDTH)
     assert not _fits("two\nlines", WIDTH)
+
+
+def _textwrap_lines(text: str, width: int) -> list[str]:
+    return [
+        line
+        for paragraph in text.split("\n")
+        for line in textwrap.wrap(
+            paragraph,
+            width,
+            break_on_hyphens=False,
+            break_long_words=False,
+            replace_whitespace=True,
+        )
+        or [""]
+    ]
+
+
+@given(
+    st.lists(
+        st.sampled_from([*"ab z.-é😀", " ", "   ", "\t", "\n", "\u00a0", "word" * 6]), max_size=40
+    ).map("".join),
+    st.integers(min_value=1, max_value=50),
+)
+@example("a  b", 4)
+@example(" a", 10)
+@example("  lead  and  trail  ", 6)
+@example("wordwordwordword x y", 5)
+@example("", 10)
+def test_wrapping_gives_what_textwrap_gives(text: str, width: int) -> None:
+    """The renderer's own line filling (printable text) and its one-line shortcut both
+    return exactly textwrap's lines, for any text and width."""
+    assert _textwrap_lines(text, width) == _wrap(text, width)

@@ -9,6 +9,8 @@ text can never drive the terminal it is shown on.
 
 from __future__ import annotations
 
+import functools
+import re
 import textwrap
 from collections.abc import Mapping
 from typing import Final
@@ -30,6 +32,9 @@ NULL_TEXT: Final = "—"
 EMPTY_LIST_TEXT: Final = "(none)"
 EMPTY_OBJECT_TEXT: Final = "(empty)"
 ELLIPSIS: Final = "…"
+
+# Runs of ASCII spaces: the only whitespace a printable text can hold.
+SPACES: Final = re.compile("( +)")
 
 Scalar = None | bool | int | float | str
 
@@ -62,7 +67,7 @@ def _block(value: JsonValue, indent: str) -> list[str]:
 def _object(value: Mapping[str, JsonValue], indent: str) -> list[str]:
     if not value:
         return [indent + EMPTY_OBJECT_TEXT]
-    value = {escape_controls(key): item for key, item in value.items()}
+    value = {_shown_key(key): item for key, item in value.items()}
     key_width = max(len(key) for key in value)
     lines: list[str] = []
     for key, item in value.items():
@@ -92,7 +97,7 @@ def _array(value: list[JsonValue], indent: str) -> list[str]:
 
 
 def _table(rows: list[dict[str, JsonValue]], indent: str) -> list[str]:
-    rows = [{escape_controls(key): item for key, item in row.items()} for row in rows]
+    rows = [{_shown_key(key): item for key, item in row.items()} for row in rows]
     columns: list[str] = []
     for row in rows:
         columns.extend(key for key in row if key not in columns)
@@ -169,10 +174,21 @@ def _scalar_text(value: JsonValue) -> str:
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else format(value, ".6g")
     if isinstance(value, str):
-        return escape_controls(value)
+        return _shown(value)
     if isinstance(value, int):
         return str(value)
     return _inline_text(value)
+
+
+def _shown(text: str) -> str:
+    """``escape_controls(text)``, skipped for printable text (which holds no control)."""
+    return text if text.isprintable() else escape_controls(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shown_key(key: str) -> str:
+    """A key as shown; keys repeat on every row, so each is escaped once per process."""
+    return _shown(key)
 
 
 def _text_width(lead: str) -> int:
@@ -183,6 +199,8 @@ def _wrap(text: str, width: int) -> list[str]:
     """Wrap each line of ``text`` on its own, keeping blank lines; never returns no lines."""
     if _fits(text, width):
         return [text]
+    if text.isprintable():
+        return _spaced_lines(text, width) or [""]
     lines: list[str] = []
     for paragraph in text.split("\n"):
         lines.extend(
@@ -206,3 +224,32 @@ def _fits(text: str, width: int) -> bool:
     space at either end for it to drop. Most values are, and wrapping each costs more than the
     rest of the rendering."""
     return 0 < len(text) <= width and text.isprintable() and text[0] != " " and text[-1] != " "
+
+
+def _spaced_lines(text: str, width: int) -> list[str]:
+    """``textwrap.wrap(text, width)`` with the options ``_wrap`` uses, for text whose only
+    whitespace is the ASCII space (printable text), without textwrap's per-call set-up.
+
+    Words fill each line greedily; the spaces between two lines are dropped, and so are those
+    at the end of any line, but not those that open the first; a word longer than the line
+    stands alone on it.
+    """
+    chunks = [chunk for chunk in SPACES.split(text) if chunk]
+    chunks.reverse()
+    lines: list[str] = []
+    while chunks:
+        if lines and chunks[-1][0] == " ":
+            chunks.pop()
+        line: list[str] = []
+        length = 0
+        while chunks and length + len(chunks[-1]) <= width:
+            chunk = chunks.pop()
+            line.append(chunk)
+            length += len(chunk)
+        if chunks and not line and len(chunks[-1]) > width:
+            line.append(chunks.pop())
+        if line and line[-1][0] == " ":
+            line.pop()
+        if line:
+            lines.append("".join(line))
+    return lines

@@ -18,6 +18,7 @@ import attrs
 
 from memhtml.app.mcp.http_policy import BearerGate
 from memhtml.app.mcp.server import build_server
+from memhtml.app.mcp.stdio_pipes import claimed_pipes
 from memhtml.app.mcp.worker import StoreWorker
 from memhtml.domain.errors import InvalidInput
 
@@ -49,9 +50,12 @@ def serve_stdio(opener: Callable[[], Store]) -> Served:
     server = build_server(worker)
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            logger.info("MCP server ready on stdio")
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with claimed_pipes() as pipes:
+            # Pipes on both ends (an agent spawned us): the loop reads and writes them itself.
+            wire: dict[str, Any] = {} if pipes is None else {"stdin": pipes[0], "stdout": pipes[1]}
+            async with stdio_server(**wire) as (read_stream, write_stream):
+                logger.info("MCP server ready on stdio")
+                await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
         worker.warm()

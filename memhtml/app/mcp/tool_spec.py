@@ -41,10 +41,12 @@ class ToolSpec:
         """A JSON Schema naming the keys every successful result carries.
 
         Values are left unconstrained: their shapes are docs/cli-contract.md's, and restating them
-        here would be a second copy to drift.
+        here would be a second copy to drift. Each is the boolean schema ``true`` rather than
+        ``{}`` (the same meaning): a client checks every result against this schema, and a
+        ``{}`` costs it a sub-schema lookup per key (~130 µs a search result, against ~13).
         """
         return {
             "type": "object",
-            "properties": {key: {} for key in self.output_keys},
+            "properties": dict.fromkeys(self.output_keys, True),
             "required": list(self.output_keys),
         }
