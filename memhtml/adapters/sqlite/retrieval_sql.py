@@ -132,12 +132,13 @@ SHARED_MATCHES_CTE: Final = "own_matches"
 by the fts and session arms when ``?1`` is the any-term form, so FTS5 scores each match once."""
 
 
-def _shared_matches_sql(holes: ArmHoles) -> str:
+def _shared_matches_sql(scope: AssembledScope) -> str:
+    # The fts arm's own rows (a query arm has no prior gate), before its order and LIMIT.
     return (
         "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, "
         "f.memory_type AS mtype, bm25(files_fts) AS score "
         "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
-        f"WHERE files_fts MATCH ?{PARAM_QUERY} {holes.scope('f')}"
+        f"WHERE files_fts MATCH ?{PARAM_QUERY} {scope.for_alias('f')}"
     )
 
 
@@ -488,8 +489,7 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
     shared = None
     if plan.any_form and {"fts", "session"} <= {arm.name for arm in plan.arms}:
         shared = SHARED_MATCHES_CTE
-        own = ArmHoles(file_filter=scope.file_filter, gate="", embed_model="", now=plan.now)
-        ctes.append(f"{shared} AS MATERIALIZED ({_shared_matches_sql(own)})")
+        ctes.append(f"{shared} AS MATERIALIZED ({_shared_matches_sql(scope)})")
     for arm in plan.arms:
         holes = ArmHoles(
             file_filter=scope.file_filter,
