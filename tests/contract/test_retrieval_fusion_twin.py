@@ -27,12 +27,7 @@ from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, a
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
 from memhtml.domain.lexical_context import context_documents, previous_in_session
 from memhtml.domain.query_dates import DateWindow
-from memhtml.domain.reinforce import (
-    AccessRow,
-    salience_applies,
-    salience_hours,
-    salience_score,
-)
+from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import SearchScope, scope_admits
 from memhtml.domain.vectors import cosine_distance
 from tests.fakes.retrieval_rows import (
@@ -44,6 +39,7 @@ from tests.fakes.retrieval_rows import (
     open_index,
     scope_facts,
 )
+from tests.fakes.salience_twin import salience_order
 from tests.fakes.session_twin import context_facts, session_order
 
 VOCAB: Final = ("cache", "drain", "vip", "deploy", "merge", "tuesday")
@@ -66,6 +62,9 @@ STAMPS: Final = (
     "2026-02-30T00:00:00Z",
     "2027-01-01",
     "soon",
+    # Decays that round to 0 and overflow to infinity: the salience arm's cut gives way there.
+    "1990-01-01T00:00:00Z",
+    "2099-06-01T00:00:00Z",
 )
 NOW_STAMPS: Final = ("2026-10-01T00:00:00Z", "2026-09-14T07:02:11Z", "2025-01-01T00:00:00Z")
 ENTITIES: Final = (("person", "Sasha"), ("service", "api"), ("concept", "drain"))
@@ -245,20 +244,6 @@ def _recency_order(rows: Sequence[MemoryRow]) -> list[str]:
     return [row.path for row in newest]
 
 
-def _salience_order(rows: Sequence[MemoryRow], access: Sequence[AccessRow], now: str) -> list[str]:
-    plane = {a.path: a for a in access}
-    scores = {}
-    for row in rows:
-        if not salience_applies(row.path, row.memory_type):
-            continue
-        a = plane.get(row.path)
-        hours = salience_hours(now, a.last_accessed_at if a else None, row.updated_at)
-        scores[row.path] = salience_score(
-            hours, a.access_count if a else 0, a.outcome_score if a else 0.0
-        )
-    return sorted(scores, key=lambda p: (-scores[p], p))
-
-
 def _assert_same(expected: Sequence[Fused], actual: Sequence[Fused]) -> None:
     assert [(f.path, f.ranks, f.via) for f in expected] == [
         (f.path, f.ranks, f.via) for f in actual
@@ -309,7 +294,7 @@ def _twin(
             continue  # ranked below, from the other query arms' cut lists
         else:
             assert arm.name == "salience"
-            full["salience"] = _salience_order(admitted, access, now)
+            full["salience"] = salience_order(admitted, access, now)
     rankings = {name: paths[:arm_limit] for name, paths in full.items()}
     vias: dict[str, GraphVia] = {}
     if any(arm.seeded for arm in arms):

@@ -69,6 +69,7 @@ def test_deleting_the_index_keeps_state(tmp_path: Path) -> None:
             "0007_warm_search.sql",
             "0008_known_at.sql",
             "0009_session_documents.sql",
+            "0010_salience_order.sql",
         ),
         1,
         [("areas/a.html", 3, -0.25)],
@@ -94,6 +95,7 @@ def test_state_can_be_attached_to_an_in_memory_index(tmp_path: Path) -> None:
             "0007_warm_search.sql",
             "0008_known_at.sql",
             "0009_session_documents.sql",
+            "0010_salience_order.sql",
         ),
         [("areas/a.html",)],
     ) == rows

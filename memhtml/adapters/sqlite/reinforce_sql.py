@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, SqlValue
-from memhtml.adapters.sqlite.retrieval_sql import stamp_ms_sql
+from memhtml.adapters.sqlite.instant_sql import stamp_ms_sql
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.instants import instant_ms
 from memhtml.domain.reinforce import (

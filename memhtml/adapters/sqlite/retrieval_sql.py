@@ -24,6 +24,7 @@ from typing import Final
 import attrs
 
 from memhtml.adapters.sqlite.connection import Database, SqlValue
+from memhtml.adapters.sqlite.salience_sql import salience_arm_sql, salience_now_ms
 from memhtml.adapters.sqlite.scope_sql import (
     ALIAS_TOKEN,
     AssembledScope,
@@ -52,12 +53,6 @@ from memhtml.domain.graph import (
     SESSION_WEIGHT,
     GraphVia,
 )
-from memhtml.domain.instants import instant_ms
-from memhtml.domain.reinforce import (
-    SALIENCE_DECAY_PER_HOUR,
-    SALIENCE_EXCLUDED_PREFIX,
-    SALIENCE_EXCLUDED_TYPE,
-)
 from memhtml.domain.scope import ENTITY_SEPARATOR
 
 PARAM_QUERY: Final = 1
@@ -67,21 +62,6 @@ PARAM_QUERY_VECTOR: Final = 4
 PARAM_QUERY_ENTITIES: Final = 5
 FIXED_PARAMS: Final = 5
 """``?1``–``?5``; the scope's values start right after them."""
-
-# julianday() returns a double of whole milliseconds; times this and rounded it gives those
-# milliseconds back exactly, so instant arithmetic in SQL matches domain.instants to the bit.
-_MS_PER_DAY: Final = 86_400_000
-_UNIX_EPOCH_JD_MS: Final = 210_866_760_000_000
-_MS_PER_HOUR: Final = 3_600_000
-
-
-def stamp_ms_sql(expr: str) -> str:
-    """SQL for the Unix milliseconds of a stamp, NULL when ``julianday()`` cannot read it.
-
-    The twin of :func:`memhtml.domain.instants.instant_ms`: an exact integer-valued double, so a
-    difference of two is exact and one division rounds the same way Python's ``/`` does.
-    """
-    return f"(round(julianday({expr}) * {_MS_PER_DAY}.0) - {_UNIX_EPOCH_JD_MS})"
 
 
 @attrs.frozen(kw_only=True)
@@ -250,36 +230,10 @@ def _recency_sql(holes: ArmHoles) -> str:
     )
 
 
-def salience_now_ms(now: str) -> int:
-    """The salience instant in Unix milliseconds (bound, or inlined by an arm alone).
-
-    Raises:
-        ValueError: ``now`` is unreadable: the clock never hands one over, so it is a bug.
-    """
-    now_ms = instant_ms(now)
-    if now_ms is None:
-        raise ValueError(f"the salience instant is unreadable: {now!r}")
-    return now_ms
-
-
 def _salience_sql(holes: ArmHoles) -> str:
+    # The twin is domain.reinforce.salience_score (salience_sql.py).
     now = str(salience_now_ms(holes.now)) if holes.now_param is None else f"?{holes.now_param}"
-    hours = f"(({now} - {stamp_ms_sql('coalesce(a.last_accessed_at, f.updated_at)')})"
-    hours += f" / {_MS_PER_HOUR}.0)"
-    prefix = text_literal(SALIENCE_EXCLUDED_PREFIX)
-    # The exclusions live in this arm only: an excluded row keeps its other ranks. substr, not
-    # LIKE, because LIKE folds case and reads `_` as a wildcard. An unreadable stamp gives NULL,
-    # which coalesce turns into a decay of 0: infinitely old, never an error (docs/decisions.md §3).
-    return (
-        "SELECT path, ROW_NUMBER() OVER (ORDER BY salience DESC, path) FROM ("
-        f"SELECT f.path AS path, coalesce(exp(-{SALIENCE_DECAY_PER_HOUR!r} * {hours}), 0.0) "
-        "+ ln(1 + coalesce(a.access_count, 0)) + max(coalesce(a.outcome_score, 0.0), 0.0) "
-        "AS salience FROM files f LEFT JOIN state.access a ON a.path = f.path "
-        f"WHERE f.memory_type <> {text_literal(SALIENCE_EXCLUDED_TYPE)} "
-        f"AND substr(f.path, 1, {len(SALIENCE_EXCLUDED_PREFIX)}) <> {prefix} "
-        f"{holes.scope('f')} "
-        f"ORDER BY salience DESC, f.path LIMIT ?{PARAM_ARM_LIMIT})"
-    )
+    return salience_arm_sql(holes.scope, now=now, limit_param=PARAM_ARM_LIMIT)
 
 
 def _entity_sql(holes: ArmHoles) -> str:

@@ -16,7 +16,7 @@ from memhtml.app.retrieval.feedback_step import fused_with_feedback
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
-from memhtml.domain.fusion import ArmNeed, Fused, active_arms, selected_arm_names
+from memhtml.domain.fusion import RANK_ARMS, ArmNeed, Fused, active_arms, selected_arm_names
 from memhtml.domain.query_dates import DateWindow, query_windows
 from memhtml.domain.scope import SearchScope, ascii_fold
 from memhtml.domain.snippets import vector_coverage
@@ -76,14 +76,18 @@ class FusionPlanner:
         coverage = vector_coverage(census.embedded, census.chunks)
         model = census.model
         terms = fts_terms(query, drop_stopwords=options.fts_stopwords)
+        # Everything that does not need the query vector comes first: a warm process has been
+        # embedding the query since the read began (query_prefetch), so this work runs while
+        # the model does, instead of after it.
+        entities = self._query_entities(query, scope, options)
+        windows = self._query_windows(query, options)
+        lexical = self._lexical_query(terms, scope, options)
         wants_vector = options.wants_vector()
         vector = (
             self._query_vector(query, model)
             if wants_vector and coverage >= self.coverage_floor
             else None
         )
-        entities = self._query_entities(query, scope, options)
-        windows = self._query_windows(query, options)
         available = {ArmNeed.QUERY_TERMS} if terms else set()
         if vector is not None:
             available.add(ArmNeed.QUERY_VECTOR)
@@ -95,14 +99,8 @@ class FusionPlanner:
         if self.ranks.has_state:
             available.add(ArmNeed.STATE)
         arms = active_arms(available, selection=options.arms)
-        lexical = None
-        if any(arm.needs & {ArmNeed.QUERY_TERMS} for arm in arms):
-            lexical = LexicalQuery(terms=terms)
-            every = LexicalQuery(terms=terms, every=True)
-            # The all-terms form when some in-scope memory holds every term: under the
-            # any-term form the arm hands fusion 40 near-equal candidates.
-            if len(terms) > 1 and self.ranks.holds_every_term(every, scope):
-                lexical = every
+        if not any(arm.needs & {ArmNeed.QUERY_TERMS} for arm in arms):
+            lexical = None
         fused = fused_with_feedback(
             self.ranks,
             options,
@@ -135,6 +133,25 @@ class FusionPlanner:
             model=model,
             query_vector=vector,
         )
+
+    def _lexical_query(
+        self, terms: tuple[str, ...], scope: SearchScope, options: RankingOptions
+    ) -> LexicalQuery | None:
+        """The full-text form the term arms run, when the query has terms and one is selected.
+
+        The all-terms form when some in-scope memory holds every term: under the any-term form
+        the arm hands fusion 40 near-equal candidates. A term arm needs nothing but the terms,
+        so it fires exactly when this returns a query and it is selected.
+        """
+        selected = selected_arm_names(options.arms)
+        if not terms or not any(
+            arm.name in selected and ArmNeed.QUERY_TERMS in arm.needs for arm in RANK_ARMS
+        ):
+            return None
+        every = LexicalQuery(terms=terms, every=True)
+        if len(terms) > 1 and self.ranks.holds_every_term(every, scope):
+            return every
+        return LexicalQuery(terms=terms)
 
     def _query_entities(
         self, query: str, scope: SearchScope, options: RankingOptions
