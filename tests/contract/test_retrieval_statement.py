@@ -13,6 +13,7 @@ from memhtml.adapters.sqlite.retrieval_sql import (
     ArmHoles,
     FusionPlan,
     build_rrf_sql,
+    graph_ctes,
     run_fusion,
 )
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
@@ -79,7 +80,8 @@ def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
     windows = f'["{DEFAULT_STAMP[:10]}|{DEFAULT_STAMP[:10]}"]'
     params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)), keys, windows)
     used = {"vector": 4, "entity": 5, "time": 6}.get(name, 2)
-    seed = f"WITH arm_fts(path, rank) AS ({ARM_SQL['fts'](holes)}) " if seeded else ""
+    fts = f"arm_fts(path, rank) AS ({ARM_SQL['fts'](holes)})"
+    seed = f"WITH {', '.join((fts, *graph_ctes(holes)))} " if seeded else ""
     rows = db.all(f"{seed}SELECT * FROM ({ARM_SQL[name](holes)})", params[:used])
     assert [2] * len(rows) == [len(row) for row in rows]
     assert [1, 2, 3] == [row[1] for row in rows]

@@ -269,13 +269,21 @@ def _session_sql(holes: ArmHoles) -> str:
     )
 
 
-def _graph_steps_sql(holes: ArmHoles) -> str:
-    """Every one-hop step from a seed: ``(path reached, seed, rel, dir, evidence × weight)``.
+GRAPH_SEEDS_CTE: Final = "graph_seeds"
+GRAPH_STEPS_CTE: Final = "graph_steps"
 
-    The twin is domain.graph.graph_ranking. A seed's evidence is ``GRAPH_SEEDS + 1 − rank``
-    summed over the query arms that rank it in their top GRAPH_SEEDS; integers, so sums are
-    exact whatever order SQLite adds them in.
+
+def graph_ctes(holes: ArmHoles) -> tuple[str, ...]:
+    """The graph arm's seeds and one-hop steps, each materialized once for the arm and its
+    ``via`` (:data:`VIA_CTE`) to read; none without a query arm to seed from.
+
+    A step is ``(path reached, seed, rel, dir, evidence × weight)``. The twin is
+    domain.graph.graph_ranking. A seed's evidence is ``GRAPH_SEEDS + 1 − rank`` summed over the
+    query arms that rank it in their top GRAPH_SEEDS; integers, so sums are exact whatever
+    order SQLite adds them in.
     """
+    if not holes.seed_ctes:
+        return ()
     ranked = " UNION ALL ".join(
         f"SELECT path, rank FROM {cte} WHERE rank <= {GRAPH_SEEDS}" for cte in holes.seed_ctes
     )
@@ -287,20 +295,26 @@ def _graph_steps_sql(holes: ArmHoles) -> str:
     )
     memory = text_literal(GRAPH_EDGE_CLASS)
     session = text_literal(SESSION_REL)
-    return (
+    # CROSS JOIN keeps the few seeds outer: each step is an index probe from a seed.
+    s = f"{GRAPH_SEEDS_CTE} s CROSS JOIN"
+    steps = (
         f"SELECT e.dst_path AS path, s.path AS seed, e.rel AS rel, {text_literal(OUTBOUND)} "
-        f"AS dir, s.evidence * {weight} AS score FROM ({seeds}) s "
-        f"JOIN edges e ON e.src_path = s.path AND e.edge_class = {memory} "
+        f"AS dir, s.evidence * {weight} AS score FROM {s} "
+        f"edges e ON e.src_path = s.path AND e.edge_class = {memory} "
         f"UNION ALL SELECT e.src_path, s.path, e.rel, {text_literal(INBOUND)}, "
-        f"s.evidence * {weight} FROM ({seeds}) s "
-        f"JOIN edges e ON e.dst_path = s.path AND e.edge_class = {memory} "
+        f"s.evidence * {weight} FROM {s} "
+        f"edges e ON e.dst_path = s.path AND e.edge_class = {memory} "
         # The implicit session edges: a context row's neighbour precedes it (domain/graph).
         f"UNION ALL SELECT c.path, s.path, {session}, {text_literal(OUTBOUND)}, "
-        f"s.evidence * {SESSION_WEIGHT} FROM ({seeds}) s "
-        "JOIN file_context c ON c.prev_path = s.path "
+        f"s.evidence * {SESSION_WEIGHT} FROM {s} "
+        "file_context c ON c.prev_path = s.path "
         f"UNION ALL SELECT c.prev_path, s.path, {session}, {text_literal(INBOUND)}, "
-        f"s.evidence * {SESSION_WEIGHT} FROM ({seeds}) s "
-        "JOIN file_context c ON c.path = s.path WHERE c.prev_path IS NOT NULL"
+        f"s.evidence * {SESSION_WEIGHT} FROM {s} "
+        "file_context c ON c.path = s.path WHERE c.prev_path IS NOT NULL"
+    )
+    return (
+        f"{GRAPH_SEEDS_CTE}(path, evidence) AS MATERIALIZED ({seeds})",
+        f"{GRAPH_STEPS_CTE}(path, seed, rel, dir, score) AS MATERIALIZED ({steps})",
     )
 
 
@@ -311,8 +325,8 @@ def _graph_sql(holes: ArmHoles) -> str:
         return f"SELECT f.path, 1 FROM files f WHERE 0 {holes.scope('f')}"
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path) FROM ("
-        f"SELECT g.path AS path, sum(g.score) AS score FROM ({_graph_steps_sql(holes)}) g "
-        f"JOIN files f ON f.path = g.path WHERE 1 {holes.scope('f')} "
+        f"SELECT g.path AS path, sum(g.score) AS score FROM {GRAPH_STEPS_CTE} g "
+        f"CROSS JOIN files f ON f.path = g.path WHERE 1 {holes.scope('f')} "
         f"GROUP BY g.path ORDER BY score DESC, g.path LIMIT ?{PARAM_ARM_LIMIT})"
     )
 
@@ -325,7 +339,7 @@ def _graph_via_sql(holes: ArmHoles) -> str:
         "SELECT path, seed, rel, dir FROM (SELECT g.path AS path, g.seed AS seed, g.rel AS rel, "
         "g.dir AS dir, ROW_NUMBER() OVER (PARTITION BY g.path "
         "ORDER BY g.score DESC, g.seed, g.rel, g.dir) AS pick "
-        f"FROM ({_graph_steps_sql(holes)}) g) WHERE pick = 1"
+        f"FROM {GRAPH_STEPS_CTE} g) WHERE pick = 1"
     )
 
 
@@ -458,6 +472,8 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
             now_param=_now_param(plan, scope),
             shared_matches=shared if arm.kind is ArmKind.QUERY else None,
         )
+        if arm.seeded:
+            ctes.extend(graph_ctes(holes))
         ctes.append(f"{_cte(arm)}(path, rank) AS MATERIALIZED ({ARM_SQL[arm.name](holes)})")
         if arm.seeded:
             ctes.append(f"{VIA_CTE}(path, seed, rel, dir) AS ({_graph_via_sql(holes)})")
