@@ -153,3 +153,17 @@ def test_every_error_code_has_a_remedy_in_the_readme() -> None:
     from memhtml.app.cli.readme_tables import REMEDIES
 
     assert {entry.code for entry in ERROR_CODES} == set(REMEDIES)
+
+
+def test_readme_names_every_mcp_tool_and_counts_them() -> None:
+    """The MCP section's tool list is the catalog's, so a new tool cannot go unmentioned."""
+    import re
+
+    from memhtml.app.mcp.catalog import TOOLS
+
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## MCP server", 1)[1]
+    sentence = section.split(" and each memory file", 1)[0]
+    named = re.findall(r"`([a-z_]+)`", sentence)
+    counts = {12: "twelve", 13: "thirteen", 14: "fourteen", 15: "fifteen"}
+    assert sorted(tool.name for tool in TOOLS) == sorted(named)
+    assert f"{counts[len(TOOLS)]}\ntools" in sentence or f"{counts[len(TOOLS)]} tools" in sentence
