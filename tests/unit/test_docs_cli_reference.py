@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 from typing import Final
 
@@ -157,8 +158,6 @@ def test_every_error_code_has_a_remedy_in_the_readme() -> None:
 
 def test_readme_names_every_mcp_tool_and_counts_them() -> None:
     """The MCP section's tool list is the catalog's, so a new tool cannot go unmentioned."""
-    import re
-
     from memhtml.app.mcp.catalog import TOOLS
 
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## MCP server", 1)[1]
