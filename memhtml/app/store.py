@@ -8,6 +8,7 @@ harnesses and the tests all call through here, so they run the same code.
 from __future__ import annotations
 
 import shlex
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -76,6 +77,10 @@ class Store:
 
         self.services = services
         self._past_memo = PastVersionMemo()
+        # A store nobody closes is closed when it is collected, or at the latest as the
+        # interpreter exits, while modules still work: dulwich's own finalizers would otherwise
+        # run during teardown and print "sys.meta_path is None" warnings. Runs at most once.
+        self._closer = weakref.finalize(self, services.close)
 
     @property
     def root(self) -> Path:
@@ -548,8 +553,8 @@ class Store:
         return show_trace(storage.traces, storage.recorder, session_id)
 
     def close(self) -> None:
-        """Release the storage."""
-        self.services.close()
+        """Release the storage; a second call does nothing."""
+        self._closer()
 
     def __enter__(self) -> Store:
         return self
