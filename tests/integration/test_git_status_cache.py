@@ -14,6 +14,7 @@ from __future__ import annotations
 import marshal
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -427,3 +428,67 @@ def test_files_the_index_cannot_vouch_for_are_read_once_then_trusted(repo_root: 
         os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
         edited = kept.status()
     assert (StatusEntry(path="areas/a.html", deleted=False),) == edited
+
+
+def _same_tick_edit(root: Path, writer: DulwichGitWriter) -> str:
+    """Commit ``areas/a.html``, then edit it keeping its size and mtime, inside one second of
+    a filesystem with one-second timestamps (retried when a second boundary falls between).
+    Returns the commit."""
+    target = root / "areas" / "a.html"
+    for attempt in range(20):
+        second = time.time_ns() // _NS
+        landed = writer.commit(
+            ChangeSet(writes=(FileWrite(path="areas/a.html", data=CONTENTS[attempt % 2]),)),
+            "stamp",
+            expected_head=DulwichGit(root).head(),
+        )
+        before = os.lstat(target)
+        target.write_bytes(CONTENTS[1 - attempt % 2])
+        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+        if time.time_ns() // _NS == second:
+            return landed
+    raise AssertionError("no commit and edit fitted in one second")
+
+
+def _next_second() -> None:
+    time.sleep(1.02 - (time.time_ns() % _NS) / _NS)
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_racily_clean_edit_stays_dirty_after_another_commit(
+    repo_root: Path, cached: bool
+) -> None:
+    """An edit in the same tick as the index write, same size, stays visible once a commit a
+    second later rewrites the index: the writer smudges the entry, as git does (the property
+    above found it)."""
+    cache = repo_root / ".memhtml" / "index.db-gitstatus" if cached else None
+    writer = DulwichGitWriter(repo_root, env={})
+    edited = (StatusEntry(path="areas/a.html"),)
+    with one_second_timestamps():
+        head = _same_tick_edit(repo_root, writer)
+        git = DulwichGit(repo_root, status_cache=cache)
+        assert edited == git.status()
+        _next_second()
+        changes = ChangeSet(writes=(FileWrite(path="areas/other.html", data=b"o"),))
+        writer.commit(changes, "another", expected_head=head)
+        assert edited == git.status()
+        forget_all()
+        assert edited == DulwichGit(repo_root).status()
+
+
+def test_a_racily_clean_entry_that_holds_its_blob_keeps_its_stamp(repo_root: Path) -> None:
+    """Smudging is for hidden edits only: a racy entry whose file is its blob keeps its size."""
+    writer = DulwichGitWriter(repo_root, env={})
+    target = repo_root / "areas" / "a.html"
+    with one_second_timestamps():
+        head = _same_tick_edit(repo_root, writer)
+        with Repo(str(repo_root)) as repo:
+            committed = repo.open_index()[b"areas/a.html"].sha
+            target.write_bytes(repo[committed].as_raw_string())  # the blob back, same size
+        _next_second()
+        changes = ChangeSet(writes=(FileWrite(path="areas/other.html", data=b"o"),))
+        writer.commit(changes, "another", expected_head=head)
+        with Repo(str(repo_root)) as repo:
+            entry = repo.open_index()[b"areas/a.html"]
+        assert len(CONTENTS[0]) == entry.size
+        assert () == DulwichGit(repo_root).status()

@@ -41,6 +41,9 @@ from memhtml.faults import fault_point
 from memhtml.ports.git import blob_sha
 
 _EXECUTABLE: Final = 0o755
+# An encoded entry's size field: after ctime, mtime (two words each), dev, ino, mode, uid, gid.
+_SIZE_AT: Final = 36
+_SIZE_WIDTH: Final = 4
 # What `_working_blob` answers for a directory or a symlink: never a blob id, never overwritten.
 _NOT_A_FILE: Final = "not-a-file"
 
@@ -158,25 +161,47 @@ def finish_working_tree(
 
 
 def updated_index(
-    records: Iterable[IndexRecord], root: Path, edits: Iterable[IndexEdit], stamped: set[str]
+    records: Iterable[IndexRecord],
+    root: Path,
+    edits: Iterable[IndexEdit],
+    stamped: set[str],
+    *,
+    racy_after: int | None,
 ) -> bytes:
-    """The index with the edited paths' entries replaced; every other entry kept verbatim.
+    """The index with the edited paths' entries replaced; every other entry kept verbatim,
+    unless it is racily clean (:func:`smudged_if_racily_clean`).
 
     A path in ``stamped`` gets its working file's stat data, as ``git add`` would; any other
     gets none, so status re-hashes it and sees whether the working file is the blob.
+    ``racy_after`` is the mtime of the index the records were read from (``None``: none).
     """
-    kept, added, _ = updated_entries(records, root, edits, stamped)
+    kept, added, _ = updated_entries(records, root, edits, stamped, racy_after=racy_after)
     return index_bytes([*kept, *added])
 
 
 def updated_entries(
-    records: Iterable[IndexRecord], root: Path, edits: Iterable[IndexEdit], stamped: set[str]
+    records: Iterable[IndexRecord],
+    root: Path,
+    edits: Iterable[IndexEdit],
+    stamped: set[str],
+    *,
+    racy_after: int | None,
 ) -> tuple[list[IndexRecord], list[IndexRecord], set[bytes]]:
-    """``updated_index``'s parts: the untouched records, the new ones, the paths edited."""
+    """``updated_index``'s parts: the untouched records, the new ones (the smudged among
+    them), and the paths whose records changed."""
     edit_list = list(edits)
     changed = {edit.path.encode("utf-8") for edit in edit_list}
-    kept = [record for record in records if record.path not in changed]
+    kept = []
     added: list[IndexRecord] = []
+    for record in records:
+        if record.path in changed:
+            continue
+        smudged = smudged_if_racily_clean(record, root, racy_after)
+        if smudged is None:
+            kept.append(record)
+        else:
+            added.append(smudged)
+    changed.update(record.path for record in added)
     for edit in edit_list:
         if edit.blob is None:
             continue
@@ -184,6 +209,44 @@ def updated_entries(
         stamp = _stamp(root / edit.path) if edit.path in stamped else UNSTAMPED
         added.append(encode_entry(edit.path.encode("utf-8"), sha.encode("ascii"), mode, stamp))
     return kept, added, changed
+
+
+def index_mtime_ns(index_path: str) -> int | None:
+    """The index file's mtime, the instant its entries are racy after; ``None`` without one."""
+    try:
+        return os.stat(index_path).st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
+def smudged_if_racily_clean(
+    record: IndexRecord, root: Path, racy_after: int | None
+) -> IndexRecord | None:
+    """git's racy-clean rule for writing an index (``ce_smudge_racily_clean_entry``).
+
+    An entry stamped no earlier than the index it was read from can hide an edit that kept the
+    size and landed in the same clock tick: status re-hashes such an entry only while that
+    index stands. Rewritten later, the new index would make the stamp look trustworthy. So an
+    entry whose stamp still matches its working file but whose content is not its blob is
+    written with size 0, which no stat can match, and status hashes it again. Returns that
+    record, or ``None`` to keep ``record`` as it is.
+    """
+    if racy_after is None or record.stage or record.mtime_ns < racy_after:
+        return None
+    if not stat.S_ISREG(record.mode):
+        return None
+    target = root / os.fsdecode(record.path)
+    try:
+        info = os.lstat(target)
+        if (info.st_size, info.st_mtime_ns) != (record.size, record.mtime_ns):
+            return None  # the stamp no longer matches: status sees the edit anyway
+        data = target.read_bytes()
+    except OSError:
+        return None
+    if blob_sha(data).encode("ascii") == record.sha:
+        return None
+    raw = record.raw[:_SIZE_AT] + bytes(_SIZE_WIDTH) + record.raw[_SIZE_AT + _SIZE_WIDTH :]
+    return record._replace(size=0, raw=raw)
 
 
 def tree_records(repo: Repo, commit: str) -> list[IndexRecord]:

@@ -26,6 +26,7 @@ from memhtml.adapters.git.commit_finish import (
     IndexEdit,
     commit_changes,
     finish_working_tree,
+    index_mtime_ns,
     updated_index,
 )
 from memhtml.adapters.git.commit_steps import swap_head, take_index_lock
@@ -147,6 +148,7 @@ class DulwichLanding:
                 raise
             with lock:
                 try:
+                    racy_after = index_mtime_ns(repo.index_path())
                     records = read_index(repo.index_path())
                     actual = head_commit(repo)
                     found = None if actual is None else actual.decode("ascii")
@@ -183,7 +185,7 @@ class DulwichLanding:
                     # The branch moved: the index must describe it even when a file failed,
                     # or status would show the sync's own changes as staged reversals. The
                     # journal then stays, and the next recovery writes what is missing.
-                    lock.write(updated_index(records, root, edits, verified))
+                    lock.write(updated_index(records, root, edits, verified, racy_after=racy_after))
                     lock.close()
             fault_point("advance.index")
             journals.remove(journal)

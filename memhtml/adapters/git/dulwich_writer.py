@@ -17,7 +17,7 @@ from dulwich.refs import HEADREF
 from dulwich.repo import Repo
 
 from memhtml.adapters.git import journal as journals
-from memhtml.adapters.git.commit_finish import updated_entries
+from memhtml.adapters.git.commit_finish import index_mtime_ns, updated_entries
 from memhtml.adapters.git.commit_steps import (
     base_node,
     check_working_paths,
@@ -154,6 +154,7 @@ class DulwichGitWriter:
             with lock:
                 try:
                     fault_point("commit.locked")
+                    racy_after = index_mtime_ns(repo.index_path())
                     before, records = _index_now(repo.index_path())
                     actual = head_commit(repo)
                     found = None if actual is None else actual.decode("ascii")
@@ -187,7 +188,7 @@ class DulwichGitWriter:
                     # recovery writes the files that are missing.
                     written = {write.path for write in changes.writes}
                     kept, added, edited = updated_entries(
-                        records, root, index_edits(edits), written
+                        records, root, index_edits(edits), written, racy_after=racy_after
                     )
                     after = index_bytes([*kept, *added])
                     lock.write(after)

@@ -16,7 +16,12 @@ from dulwich.file import FileLocked, GitFile
 from dulwich.repo import Repo
 
 from memhtml.adapters.git import journal as journals
-from memhtml.adapters.git.commit_finish import finish_working_tree, tree_records, updated_index
+from memhtml.adapters.git.commit_finish import (
+    finish_working_tree,
+    index_mtime_ns,
+    tree_records,
+    updated_index,
+)
 from memhtml.adapters.git.index_file import read_index
 from memhtml.adapters.git.journal import Journal
 from memhtml.adapters.git.leftovers import (
@@ -121,12 +126,15 @@ def finish(
         entry = attrs.evolve(entry, lock_inode=inode_of(lock_path))
         journals.write(entry)
         tree = finish_working_tree(repo, root, old, new)
+        racy_after = index_mtime_ns(repo.index_path())
         try:
             records = read_index(repo.index_path())
         except ValueError:
             # An index that does not parse holds nothing worth keeping: start from the commit.
             records = tree_records(repo, new)
-        lock.write(updated_index(records, root, tree.edits, set(tree.verified)))
+        lock.write(
+            updated_index(records, root, tree.edits, set(tree.verified), racy_after=racy_after)
+        )
     fault_point("recover.index")
     detail = (
         f"a commit on {entry.ref} ({short(new)}) died after the branch moved: finished, "
