@@ -483,12 +483,14 @@ def test_a_racily_clean_entry_that_holds_its_blob_keeps_its_stamp(repo_root: Pat
     with one_second_timestamps():
         head = _same_tick_edit(repo_root, writer)
         with Repo(str(repo_root)) as repo:
-            committed = repo.open_index()[b"areas/a.html"].sha
-            target.write_bytes(repo[committed].as_raw_string())  # the blob back, same size
+            stamped = repo.open_index()[b"areas/a.html"]
+            assert not isinstance(stamped, ConflictedIndexEntry)
+            target.write_bytes(repo[stamped.sha].as_raw_string())  # the blob back, same size
         _next_second()
         changes = ChangeSet(writes=(FileWrite(path="areas/other.html", data=b"o"),))
         writer.commit(changes, "another", expected_head=head)
         with Repo(str(repo_root)) as repo:
             entry = repo.open_index()[b"areas/a.html"]
+        assert not isinstance(entry, ConflictedIndexEntry)
         assert len(CONTENTS[0]) == entry.size
         assert () == DulwichGit(repo_root).status()
