@@ -7,13 +7,28 @@ runner) into failures of tests that assert nothing about time; speed is measured
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Final
 
 import pytest
 from hypothesis import settings
 
 from memhtml.adapters.sqlite import retry
+
+# No command a test runs starts the warm embedding helper, which would outlive the test and be
+# shared between tests; tests/integration/test_embed_helper*.py turn it on in a folder of their
+# own and stop what they start. Set before any test starts, so subprocesses inherit it. A test
+# that builds its environment without our variables still keeps the runtime folder, a private
+# one, and whatever helper it started there is stopped when the session ends.
+os.environ["MEMHTML_EMBED_HELPER"] = "off"
+SESSION_RUNTIME: Final = Path(tempfile.mkdtemp(prefix="memhtml-test-run-"))
+os.environ["XDG_RUNTIME_DIR"] = str(SESSION_RUNTIME)
 
 settings.register_profile("memhtml", deadline=None)
 settings.load_profile("memhtml")
@@ -59,6 +74,18 @@ LONG_FIRST: Final = (
     "tests/integration/test_mcp_processes.py::test_two_servers_writing_to_one_store",
     "tests/contract/test_memory_parser_contract.py::test_every_render_is_plain",
 )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_helper_outlives_the_session() -> Iterator[None]:
+    """Stop every embedding helper started under the session's runtime folder."""
+    yield
+    for lock in SESSION_RUNTIME.glob("memhtml/embed-*.lock"):
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(lock.read_text().strip())
+            if b"memhtml.app.bootstrap.warm_helper" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(SESSION_RUNTIME, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

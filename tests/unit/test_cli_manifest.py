@@ -131,7 +131,7 @@ SHIPPED_COMMANDS = sorted(
         "search", "recall", "index rebuild", "index update", "index embed", "index status",
         "doctor", "state export", "state import", "manifest", "help", "eval discriminate",
         "eval locomo", "eval compare", "mcp", "trace scan", "trace list", "trace show",
-        "completion", "sync", "clone", "neighbors",
+        "completion", "sync", "clone", "neighbors", "helper status", "helper stop",
     ]
 )  # fmt: skip
 SHIPPED_RESPONSE_TYPES = sorted(
@@ -143,7 +143,7 @@ SHIPPED_RESPONSE_TYPES = sorted(
         "mcp.stopped",
         "trace.scan", "trace.list", "trace.detail",
         "shell.completion",
-        "sync.report", "repo.cloned", "memory.neighbors",
+        "sync.report", "repo.cloned", "memory.neighbors", "helper.status", "helper.stop",
     ]
 )  # fmt: skip
 

@@ -49,6 +49,7 @@ REGISTRARS: Final[tuple[Registrar, ...]] = (
     LazyModule(f"{_COMMANDS}.trace", ("trace",)),
     LazyModule(f"{_COMMANDS}.sync", ("sync", "clone")),
     LazyModule(f"{_COMMANDS}.completion", ("completion",)),
+    LazyModule(f"{_COMMANDS}.helper", ("helper",)),
 )
 
 

@@ -83,6 +83,21 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
         fallback="min(2, CPU count)",
     ),
     EnvironmentVariable(
+        name="MEMHTML_EMBED_HELPER",
+        description=(
+            "Local and e5 backends, command line only: on keeps the model loaded in one "
+            "background process (the warm helper, started by the first command that embeds) "
+            "so later commands embed in milliseconds; off loads the model in every command "
+            "that embeds. memhtml helper status|stop shows or ends it."
+        ),
+        fallback="on",
+    ),
+    EnvironmentVariable(
+        name="MEMHTML_EMBED_HELPER_IDLE",
+        description="Seconds an idle warm helper waits for a request before it exits.",
+        fallback="600",
+    ),
+    EnvironmentVariable(
         name="MEMHTML_VECTOR_COVERAGE_FLOOR",
         description=(
             "A share from 0 to 1: below it search and recall drop the vector arm and doctor "

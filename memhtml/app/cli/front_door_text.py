@@ -35,6 +35,8 @@ HELP_MARKDOWN: Final = (
     "- `eval`: Measure retrieval: the discrimination gate and the LoCoMo benc"
     "hmark (docs/evaluation.md).\n"
     "- `help`: Print the manifest, or the help of one command.\n"
+    "- `helper`: The warm embedding helper that keeps the local model loaded "
+    "between commands.\n"
     "- `index`: Build, update, embed and inspect the rebuildable SQLite index"
     ".\n"
     "- `init`: Create the memory repository, its folders and databases; re-ru"
@@ -156,6 +158,11 @@ HELP_ENVELOPE: Final = (
     '        "summary": "Print the manifest, or the help of one command."\n'
     "      },\n"
     "      {\n"
+    '        "name": "helper",\n'
+    '        "summary": "The warm embedding helper that keeps the local model'
+    ' loaded between commands."\n'
+    "      },\n"
+    "      {\n"
     '        "name": "index",\n'
     '        "summary": "Build, update, embed and inspect the rebuildable SQL'
     'ite index."\n'
@@ -265,32 +272,34 @@ HELP_DENSE: Final = (
     'ks, inbox depth, index freshness and vector coverage."},{"name":"eval","'
     'summary":"Measure retrieval: the discrimination gate and the LoCoMo benc'
     'hmark (docs/evaluation.md)."},{"name":"help","summary":"Print the manife'
-    'st, or the help of one command."},{"name":"index","summary":"Build, upda'
-    'te, embed and inspect the rebuildable SQLite index."},{"name":"init","su'
-    'mmary":"Create the memory repository, its folders and databases; re-runn'
-    'ing changes nothing."},{"name":"link","summary":"Add one edge to the sou'
-    'rce\'s head; an existing edge changes nothing."},{"name":"list","summary"'
-    ':"List memories by path, a page at a time; no ranking and no salience bu'
-    'mp."},{"name":"manifest","summary":"Describe every command, flag, error '
-    'code and setting as one JSON document."},{"name":"mcp","summary":"Serve '
-    "the store's tools and memory files to AI agents over MCP (stdio by defau"
-    'lt)."},{"name":"neighbors","summary":"List a memory\'s outbound and inbou'
-    "nd links with their relation and class, out to --depth hops. No salience"
-    ' bump."},{"name":"read","summary":"Show one memory\'s fields and article;'
-    " archived paths are allowed. Bumps its salience, except with --known-at,"
-    ' which reads the file as it was committed then."},{"name":"recall","summ'
-    'ary":"Pack the memories a task needs into a character budget: quotes fir'
-    'st, index lines after."},{"name":"reinforce","summary":"Record access (9'
-    '00 s cooldown per path) and feedback on memories; no commit."},{"name":"'
-    'search","summary":"Rank memories for a query: full-text, vector, recency'
-    ' and salience arms, fused."},{"name":"state","summary":"Persist the stat'
-    'e plane (access counts, outcomes) to git and restore it."},{"name":"sync'
-    '","summary":"Fetch the remote\'s memories, merge them with ours losing no'
-    'thing, and push."},{"name":"trace","summary":"Scan agent session transcr'
-    'ipts and see what each session did with memory."},{"name":"write","summa'
-    'ry":"Write one memory as one commit, or report the active memory that al'
-    'ready holds it."}],"responseTypes":[],"examples":[],"globalFlags":["--re'
-    'po","--dense","--json","--pretty","--quiet","--help","--version"]}}\n'
+    'st, or the help of one command."},{"name":"helper","summary":"The warm e'
+    'mbedding helper that keeps the local model loaded between commands."},{"'
+    'name":"index","summary":"Build, update, embed and inspect the rebuildabl'
+    'e SQLite index."},{"name":"init","summary":"Create the memory repository'
+    ', its folders and databases; re-running changes nothing."},{"name":"link'
+    '","summary":"Add one edge to the source\'s head; an existing edge changes'
+    ' nothing."},{"name":"list","summary":"List memories by path, a page at a'
+    ' time; no ranking and no salience bump."},{"name":"manifest","summary":"'
+    "Describe every command, flag, error code and setting as one JSON documen"
+    't."},{"name":"mcp","summary":"Serve the store\'s tools and memory files t'
+    'o AI agents over MCP (stdio by default)."},{"name":"neighbors","summary"'
+    ":\"List a memory's outbound and inbound links with their relation and cla"
+    'ss, out to --depth hops. No salience bump."},{"name":"read","summary":"S'
+    "how one memory's fields and article; archived paths are allowed. Bumps i"
+    "ts salience, except with --known-at, which reads the file as it was comm"
+    'itted then."},{"name":"recall","summary":"Pack the memories a task needs'
+    ' into a character budget: quotes first, index lines after."},{"name":"re'
+    'inforce","summary":"Record access (900 s cooldown per path) and feedback'
+    ' on memories; no commit."},{"name":"search","summary":"Rank memories for'
+    ' a query: full-text, vector, recency and salience arms, fused."},{"name"'
+    ':"state","summary":"Persist the state plane (access counts, outcomes) to'
+    ' git and restore it."},{"name":"sync","summary":"Fetch the remote\'s memo'
+    'ries, merge them with ours losing nothing, and push."},{"name":"trace","'
+    'summary":"Scan agent session transcripts and see what each session did w'
+    'ith memory."},{"name":"write","summary":"Write one memory as one commit,'
+    ' or report the active memory that already holds it."}],"responseTypes":['
+    '],"examples":[],"globalFlags":["--repo","--dense","--json","--pretty","-'
+    '-quiet","--help","--version"]}}\n'
 )
 
 VERSION_LINE: Final = "memhtml 0.1.0\n"

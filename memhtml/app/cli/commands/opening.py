@@ -15,6 +15,7 @@ from memhtml.app.cli.config_root import repo_root
 
 if TYPE_CHECKING:
     from memhtml.app.store import Store
+    from memhtml.ports.embedder import EmbeddingModel
 
 
 @contextmanager
@@ -25,8 +26,9 @@ def open_here(
     (a rebuild after a lost index) report their phases on stderr.
 
     Args:
-        embedder: Build the configured embedder (``MEMHTML_EMBED``); False for commands that
-            never embed, so they cannot fail on a missing model.
+        embedder: Build the configured embedder (``MEMHTML_EMBED``), behind the warm helper
+            when that is on (``app/bootstrap/warm_helper.py``); False for commands that never
+            embed, so they cannot fail on a missing model.
         heal: Repair what a killed command or a damaged file left (see ``Services``).
         thorough: Check the databases' pages and sweep the repository (see ``Services``).
 
@@ -37,10 +39,16 @@ def open_here(
     from memhtml.app.cli.progress import command_progress
     from memhtml.app.store import open_store
 
+    root = repo_root()
+    chosen: EmbeddingModel | bool | None = False
+    if embedder:
+        from memhtml.app.bootstrap.warm_helper import command_line_embedder
+
+        chosen = command_line_embedder(os.environ)
     store = open_store(
-        repo_root(),
+        root,
         environ=os.environ,
-        embedder=embedder,
+        embedder=chosen,
         heal=heal,
         thorough=thorough,
         progress=command_progress(implicit=True),

@@ -1,0 +1,293 @@
+"""The warm embedding helper against the real model, real processes and real kills.
+
+Every test runs the helper as the command line does (the launcher, a double fork, a private
+runtime folder of its own) and stops it afterwards. What a caller gets must not depend on the
+helper: the vectors are compared bit for bit with the model run in the test's process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from memhtml.adapters.local import OnnxMiniLmEmbedder
+from memhtml.adapters.warm import HelperEmbedder, helper_place
+from memhtml.app.bootstrap.config import read_embed_settings
+from memhtml.app.bootstrap.warm_helper import command_line_embedder, helper_key, helper_status
+
+TEXTS: Final = (
+    "The search API allows 300 requests per minute.",
+    "",
+    "déployé sur le serveur — 東京 😀",
+    "word " * 5_000,
+)
+# Long enough that embedding it keeps the helper busy for a while on two cores.
+BUSY_BATCH: Final = tuple(
+    f"memory {i} about a shard and its billing ledger " * 12 for i in range(80)
+)
+
+
+@cache
+def in_process() -> OnnxMiniLmEmbedder:
+    return OnnxMiniLmEmbedder()
+
+
+def _pid_of(env: Mapping[str, str]) -> int | None:
+    return helper_status(env).pid
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for whoever adopted it to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _helpers_in(runtime: str) -> list[int]:
+    """Live helper processes whose runtime folder is ``runtime``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if b"memhtml.app.bootstrap.warm_helper" not in (entry / "cmdline").read_bytes():
+                continue
+            if f"XDG_RUNTIME_DIR={runtime}".encode() in (entry / "environ").read_bytes().split(
+                b"\0"
+            ) and _alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def env() -> Iterator[dict[str, str]]:
+    """A private runtime folder with the helper on; every helper started there is stopped.
+
+    The folder is made directly under the temporary folder: a socket's path must fit in ~100
+    bytes, and pytest's per-test folders can be longer than that.
+    """
+    runtime = Path(tempfile.mkdtemp(prefix="mh-"))
+    chosen = {
+        **os.environ,
+        "XDG_RUNTIME_DIR": str(runtime),
+        "MEMHTML_EMBED": "local",
+        "MEMHTML_EMBED_HELPER": "on",
+        "MEMHTML_EMBED_HELPER_IDLE": "300",
+    }
+    yield chosen
+    for lock in runtime.glob("memhtml/embed-*.lock"):
+        pid = int(lock.read_text().strip() or 0)
+        with contextlib.suppress(FileNotFoundError):  # that helper is gone already
+            if b"memhtml.app.bootstrap.warm_helper" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+                assert _wait_gone(pid)
+    shutil.rmtree(runtime)
+
+
+def _helper_embedder(env: Mapping[str, str]) -> HelperEmbedder:
+    embedder = command_line_embedder(env)
+    assert isinstance(embedder, HelperEmbedder)
+    return embedder
+
+
+def test_vectors_through_the_helper_are_the_models_own(env: dict[str, str]) -> None:
+    """Queries and document batches come back bit for bit as the model gives them here."""
+    embedder = _helper_embedder(env)
+    assert embedder.watermark == in_process().watermark
+    assert embedder.embed_query(TEXTS[0]) == in_process().embed_query(TEXTS[0])
+    assert embedder.embed(TEXTS) == tuple(in_process().embed(TEXTS))
+    assert embedder.served_by_helper
+    status = helper_status(env)
+    assert (status.running, status.enabled) == (True, True)
+    assert status.pid is not None
+    assert status.pid != os.getpid()
+
+
+def test_a_second_process_finds_the_running_helper(env: dict[str, str]) -> None:
+    """A later embedder (another command) talks to the same helper instead of starting one."""
+    _helper_embedder(env).embed_query("first command")
+    first = _pid_of(env)
+    vector = _helper_embedder(env).embed_query("second command")
+    assert (_pid_of(env), vector) == (first, in_process().embed_query("second command"))
+
+
+def test_a_helper_killed_while_idle_is_replaced(env: dict[str, str]) -> None:
+    """kill -9 leaves its socket behind; the next command starts a new helper over it."""
+    _helper_embedder(env).embed_query("before the kill")
+    pid = _pid_of(env)
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    assert _wait_gone(pid)
+    place = helper_place(helper_key(read_embed_settings(env)), env)
+    assert place.socket.exists()
+    embedder = _helper_embedder(env)
+    assert embedder.embed_query("after the kill") == in_process().embed_query("after the kill")
+    assert embedder.served_by_helper
+    assert _pid_of(env) not in (None, pid)
+
+
+def _kill_mid_batch(embedder: HelperEmbedder, pid: int) -> tuple[tuple[float, ...], ...]:
+    """Send the busy batch, kill -9 the helper while it embeds it, return what came back."""
+    got: list[tuple[tuple[float, ...], ...]] = []
+    worker = threading.Thread(target=lambda: got.append(embedder.embed(BUSY_BATCH)))
+    worker.start()
+    time.sleep(0.2)
+    os.kill(pid, signal.SIGKILL)
+    worker.join(timeout=300)
+    assert not worker.is_alive()
+    return got[0]
+
+
+def test_a_helper_killed_mid_request_is_replaced_for_the_next_command(
+    env: dict[str, str],
+) -> None:
+    """A command whose helper dies under its batch starts a new one and sends it again."""
+    _helper_embedder(env).embed_query("an earlier command started it")
+    pid = _pid_of(env)
+    assert pid is not None
+    embedder = _helper_embedder(env)
+    assert _kill_mid_batch(embedder, pid) == tuple(in_process().embed(BUSY_BATCH))
+    assert embedder.served_by_helper
+    assert _pid_of(env) not in (None, pid)
+
+
+def test_a_helper_that_dies_again_costs_only_the_in_process_load(env: dict[str, str]) -> None:
+    """A command that started the helper itself does not start a second: its batch is
+    embedded in its own process, whole and exact."""
+    embedder = _helper_embedder(env)
+    embedder.embed_query("this command starts it")
+    pid = _pid_of(env)
+    assert pid is not None
+    assert _kill_mid_batch(embedder, pid) == tuple(in_process().embed(BUSY_BATCH))
+    assert not embedder.served_by_helper
+
+
+def test_a_client_killed_mid_request_leaves_the_helper_serving(env: dict[str, str]) -> None:
+    """kill -9 of a command while the helper embeds its batch ends only that request."""
+    _helper_embedder(env).embed_query("start it")
+    pid = _pid_of(env)
+    script = (
+        "import os, sys\n"
+        "from memhtml.app.bootstrap.warm_helper import command_line_embedder\n"
+        "e = command_line_embedder(os.environ)\n"
+        "print('asking', flush=True)\n"
+        f"e.embed({list(BUSY_BATCH)!r})\n"
+    )
+    client = subprocess.Popen(
+        [sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert client.stdout is not None
+    assert client.stdout.readline() == b"asking\n"
+    time.sleep(0.2)
+    client.kill()
+    client.wait(timeout=30)
+    embedder = _helper_embedder(env)
+    assert embedder.embed_query("still here") == in_process().embed_query("still here")
+    assert (_pid_of(env), embedder.served_by_helper) == (pid, True)
+
+
+def test_two_commands_starting_at_once_share_one_helper(env: dict[str, str]) -> None:
+    """Both get their vector; the lock lets one helper live and the other leave."""
+    script = (
+        "import json, os\n"
+        "from memhtml.app.bootstrap.warm_helper import command_line_embedder\n"
+        "e = command_line_embedder(os.environ)\n"
+        "print(json.dumps([e.embed_query('at once'), e.served_by_helper]))\n"
+    )
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    answers = [json.loads(run.communicate(timeout=120)[0]) for run in runs]
+    expected = list(in_process().embed_query("at once"))
+    assert answers == [[expected, True], [expected, True]]
+    assert _helpers_in(env["XDG_RUNTIME_DIR"]) == [_pid_of(env)]
+
+
+def test_an_idle_helper_leaves_and_takes_its_socket(env: dict[str, str]) -> None:
+    """After MEMHTML_EMBED_HELPER_IDLE seconds without a request the helper exits."""
+    env["MEMHTML_EMBED_HELPER_IDLE"] = "1"
+    _helper_embedder(env).embed_query("then nothing")
+    pid = _pid_of(env)
+    assert pid is not None
+    assert _wait_gone(pid)
+    place = helper_place(helper_key(read_embed_settings(env)), env)
+    assert not place.socket.exists()
+    assert "stopped" in place.log.read_text()
+
+
+def test_status_and_stop_from_the_command_line(env: dict[str, str]) -> None:
+    """memhtml helper status names the live helper; memhtml helper stop ends it."""
+    memhtml = Path(sys.executable).with_name("memhtml")
+
+    def ask(*words: str) -> dict[str, object]:
+        done = subprocess.run(
+            [str(memhtml), "helper", *words], env=env, capture_output=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        answer: dict[str, object] = json.loads(done.stdout)["data"]
+        return answer
+
+    assert (ask("status")["running"], ask("status")["pid"]) == (False, None)
+    _helper_embedder(env).embed_query("start it")
+    pid = _pid_of(env)
+    status = ask("status")
+    assert (status["running"], status["pid"], status["idleSeconds"]) == (True, pid, 300)
+    assert ask("stop")["pid"] == pid
+    assert pid is not None
+    assert _wait_gone(pid)
+    assert ask("status")["running"] is False
+
+
+def test_the_switch_and_other_backends_keep_embedding_in_process(env: dict[str, str]) -> None:
+    """off, and backends that load no local model, never build the helper's client."""
+    assert not isinstance(
+        command_line_embedder({**env, "MEMHTML_EMBED_HELPER": "off"}), HelperEmbedder
+    )
+    assert command_line_embedder({**env, "MEMHTML_EMBED": "off"}) is None
+    status = helper_status({**env, "MEMHTML_EMBED_HELPER": "off"})
+    assert (status.enabled, status.reason) == (False, "MEMHTML_EMBED_HELPER is off")
+
+
+def test_a_runtime_folder_that_is_not_a_folder_disables_the_helper(
+    env: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Something else at the helper's folder: the command embeds in its own process."""
+    (Path(env["XDG_RUNTIME_DIR"]) / "memhtml").write_text("not a folder")
+    embedder = command_line_embedder(env)
+    assert isinstance(embedder, OnnxMiniLmEmbedder)
+    assert "embedding helper not used" in caplog.text
+
+
+def test_an_open_runtime_folder_is_closed_before_use(env: dict[str, str]) -> None:
+    """A folder others could enter is made private (0700) before a socket goes in it."""
+    folder = Path(env["XDG_RUNTIME_DIR"]) / "memhtml"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    helper_place("0123456789abcdef", env)
+    assert folder.stat().st_mode & 0o777 == 0o700
