@@ -83,7 +83,7 @@ def _no_helper_outlives_the_session() -> Iterator[None]:
     for lock in SESSION_RUNTIME.glob("memhtml/embed-*.lock"):
         with contextlib.suppress(OSError, ValueError):
             pid = int(lock.read_text().strip())
-            if b"memhtml.app.bootstrap.warm_helper" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"memhtml.app.cli.warm_serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 os.kill(pid, signal.SIGKILL)
     shutil.rmtree(SESSION_RUNTIME, ignore_errors=True)
 

@@ -8,7 +8,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from memhtml.adapters.warm import HelperEmbedder, HelperPlace, helper_place
+from memhtml.adapters.warm.client import HelperEmbedder
+from memhtml.adapters.warm.place import HelperPlace, helper_place
 from memhtml.adapters.warm.server import listen, serve
 from memhtml.ports.embedder import EmbeddingModel
 

@@ -25,9 +25,10 @@ from typing import Final
 import pytest
 
 from memhtml.adapters.local import OnnxMiniLmEmbedder
-from memhtml.adapters.warm import HelperEmbedder, helper_place
-from memhtml.app.bootstrap.config import read_embed_settings
-from memhtml.app.bootstrap.warm_helper import command_line_embedder, helper_key, helper_status
+from memhtml.adapters.warm.client import HelperEmbedder
+from memhtml.adapters.warm.place import helper_place
+from memhtml.app.bootstrap.warm_helper import command_line_embedder, helper_status
+from memhtml.app.bootstrap.warm_key import helper_key
 
 TEXTS: Final = (
     "The search API allows 300 requests per minute.",
@@ -37,7 +38,7 @@ TEXTS: Final = (
 )
 # Long enough that embedding it keeps the helper busy for a while on two cores.
 BUSY_BATCH: Final = tuple(
-    f"memory {i} about a shard and its billing ledger " * 12 for i in range(80)
+    f"memory {i} about a shard and its billing ledger " * 12 for i in range(40)
 )
 
 
@@ -75,13 +76,34 @@ def _helpers_in(runtime: str) -> list[int]:
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError):
-            if b"memhtml.app.bootstrap.warm_helper" not in (entry / "cmdline").read_bytes():
+            if b"warm_serve" not in (entry / "cmdline").read_bytes():
                 continue
             if f"XDG_RUNTIME_DIR={runtime}".encode() in (entry / "environ").read_bytes().split(
                 b"\0"
             ) and _alive(int(entry.name)):
                 found.append(int(entry.name))
     return found
+
+
+def _helper_env(runtime: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "XDG_RUNTIME_DIR": str(runtime),
+        "MEMHTML_EMBED": "local",
+        "MEMHTML_EMBED_HELPER": "on",
+        "MEMHTML_EMBED_HELPER_IDLE": "300",
+    }
+
+
+def _stop_helpers(runtime: Path) -> None:
+    """Kill every helper started under ``runtime`` and remove the folder."""
+    for lock in runtime.glob("memhtml/embed-*.lock"):
+        pid = int(lock.read_text().strip() or 0)
+        with contextlib.suppress(FileNotFoundError):  # that helper is gone already
+            if b"warm_serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+                assert _wait_gone(pid)
+    shutil.rmtree(runtime)
 
 
 @pytest.fixture
@@ -92,21 +114,8 @@ def env() -> Iterator[dict[str, str]]:
     bytes, and pytest's per-test folders can be longer than that.
     """
     runtime = Path(tempfile.mkdtemp(prefix="mh-"))
-    chosen = {
-        **os.environ,
-        "XDG_RUNTIME_DIR": str(runtime),
-        "MEMHTML_EMBED": "local",
-        "MEMHTML_EMBED_HELPER": "on",
-        "MEMHTML_EMBED_HELPER_IDLE": "300",
-    }
-    yield chosen
-    for lock in runtime.glob("memhtml/embed-*.lock"):
-        pid = int(lock.read_text().strip() or 0)
-        with contextlib.suppress(FileNotFoundError):  # that helper is gone already
-            if b"memhtml.app.bootstrap.warm_helper" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                os.kill(pid, signal.SIGKILL)
-                assert _wait_gone(pid)
-    shutil.rmtree(runtime)
+    yield _helper_env(runtime)
+    _stop_helpers(runtime)
 
 
 def _helper_embedder(env: Mapping[str, str]) -> HelperEmbedder:
@@ -143,7 +152,7 @@ def test_a_helper_killed_while_idle_is_replaced(env: dict[str, str]) -> None:
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
     assert _wait_gone(pid)
-    place = helper_place(helper_key(read_embed_settings(env)), env)
+    place = helper_place(helper_key(env), env)
     assert place.socket.exists()
     embedder = _helper_embedder(env)
     assert embedder.embed_query("after the kill") == in_process().embed_query("after the kill")
@@ -236,7 +245,7 @@ def test_an_idle_helper_leaves_and_takes_its_socket(env: dict[str, str]) -> None
     pid = _pid_of(env)
     assert pid is not None
     assert _wait_gone(pid)
-    place = helper_place(helper_key(read_embed_settings(env)), env)
+    place = helper_place(helper_key(env), env)
     assert not place.socket.exists()
     assert "stopped" in place.log.read_text()
 
@@ -291,3 +300,142 @@ def test_an_open_runtime_folder_is_closed_before_use(env: dict[str, str]) -> Non
     folder.chmod(0o777)
     helper_place("0123456789abcdef", env)
     assert folder.stat().st_mode & 0o777 == 0o700
+
+
+# --- Whole commands forwarded by the console script --------------------------------------
+
+MEMHTML: Final = Path(sys.executable).with_name("memhtml")
+# Runs the console script's entry point and reports, on stderr's last line, whether the
+# program itself (click) was loaded: a forwarded command never loads it.
+PROBE: Final = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('click' in sys.modules, file=sys.stderr))\n"
+    "from memhtml.app.cli.front_door import main\n"
+    "sys.argv[0] = 'memhtml'\n"
+    "main()\n"
+)
+OPS: Final = [
+    {"op": "write", "title": t, "type": "semantic", "claim": c}
+    for t, c in (
+        ("Invoice export runs at 03:30 UTC", "The invoice export starts at 03:30 UTC."),
+        ("Ledger lock holds 40 minutes", "The nightly ledger lock is held for 40 minutes."),
+        ("Checkout pool size is 20", "The checkout service keeps 20 connections."),
+    )
+]
+
+
+def _cli(
+    args: list[str], env: Mapping[str, str], cwd: Path | None = None
+) -> tuple[int, bytes, bool]:
+    """Exit status, stdout, and whether the process loaded the program itself."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], env=env, cwd=cwd, capture_output=True, check=False
+    )
+    loaded = done.stderr.strip().splitlines()[-1] == b"True"
+    return done.returncode, done.stdout, loaded
+
+
+def _store(root: Path, env: Mapping[str, str], title: str) -> None:
+    off = {**env, "MEMHTML_EMBED_HELPER": "off"}
+    ops = [{**op, "title": f"{title}: {op['title']}"} for op in OPS]
+    for args, stdin in (
+        (["init", "--repo", str(root)], None),
+        (["--repo", str(root), "apply"], "\n".join(json.dumps(op) for op in ops)),
+        (["--repo", str(root), "index", "embed"], None),
+    ):
+        done = subprocess.run(
+            [str(MEMHTML), *args], env=off, input=stdin, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _steady(raw: bytes) -> bytes:
+    """Output without the one figure that differs between two runs (milliseconds)."""
+    return b"\n".join(line for line in raw.splitlines() if b"indexUpdateMs" not in line).replace(
+        b"\n", b""
+    )
+
+
+def _warmed(root: Path, env: Mapping[str, str]) -> Path:
+    """``root`` made a store of three memories, and a helper serving this configuration."""
+    _store(root, env, "alpha")
+    status, _, loaded = _cli(["--repo", str(root), "search", "start the helper"], env)
+    assert (status, loaded, helper_status(env).running) == (0, True, True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
+    """One runtime folder, store and helper for the forwarding tests that leave both alone."""
+    runtime = Path(tempfile.mkdtemp(prefix="mh-"))
+    env = _helper_env(runtime)
+    yield env, _warmed(tmp_path_factory.mktemp("warm") / "store", env)
+    _stop_helpers(runtime)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "when does the invoice export start"],
+        ["--pretty", "search", "ledger lock", "--limit", "2"],
+        ["recall", "checkout connections", "--budget", "300"],
+        ["--dense", "search", "checkout", "--type", "semantic"],
+        ["search", ""],
+    ],
+)
+def test_a_forwarded_command_prints_what_it_would_print_here(
+    warm: tuple[dict[str, str], Path], args: list[str]
+) -> None:
+    """Same status and output, byte for byte (but the milliseconds), without the program."""
+    env, warm_store = warm
+    args = ["--repo", str(warm_store), *args]
+    status, out, loaded = _cli(args, env)
+    here = _cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})
+    assert (status, _steady(out), loaded) == (here[0], _steady(here[1]), False)
+
+
+def test_a_forwarded_failure_is_the_same_failure(warm: tuple[dict[str, str], Path]) -> None:
+    """A folder that is not a store: the same envelope and exit code 2."""
+    env, warm_store = warm
+    args = ["--repo", str(warm_store.parent / "nowhere"), "search", "anything"]
+    status, out, loaded = _cli(args, env)
+    assert (status, loaded) == (2, False)
+    assert out == _cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})[1]
+    assert json.loads(out)["code"] == "ERR_REPO_REQUIRED"
+
+
+def test_the_command_runs_in_the_callers_folder_and_environment(
+    warm: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    """The store is found from the caller's folder or MEMHTML_ROOT, command after command;
+    nothing one command set stays for the next."""
+    env, warm_store = warm
+    other = tmp_path / "other"
+    _store(other, env, "beta")
+
+    def titles(cwd: Path, extra: Mapping[str, str]) -> set[str]:
+        status, out, loaded = _cli(["search", "invoice export"], {**env, **extra}, cwd=cwd)
+        assert (status, loaded) == (0, False)
+        return {hit["title"].split(":")[0] for hit in json.loads(out)["data"]["hits"]}
+
+    assert titles(other, {}) == {"beta"}
+    assert titles(other / "resources", {"MEMHTML_ROOT": str(warm_store)}) == {"alpha"}
+    assert titles(warm_store, {}) == {"alpha"}
+    assert titles(other, {}) == {"beta"}
+
+
+def test_a_helper_killed_before_the_command_costs_only_the_program_load(
+    env: dict[str, str], warm: tuple[dict[str, str], Path]
+) -> None:
+    """Its socket left behind: the command runs here, with the same answer."""
+    warm_store = warm[1]  # the store only: this test's helper lives in its own folder
+    status, _, loaded = _cli(["--repo", str(warm_store), "search", "start the helper"], env)
+    assert (status, loaded, helper_status(env).running) == (0, True, True)
+    pid = _pid_of(env)
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    assert _wait_gone(pid)
+    args = ["--repo", str(warm_store), "search", "ledger lock"]
+    status, out, loaded = _cli(args, env)
+    assert (status, loaded) == (0, True)
+    assert _steady(out) == _steady(_cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})[1])

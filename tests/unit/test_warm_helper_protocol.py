@@ -20,13 +20,12 @@ from memhtml.adapters.warm.wire import (
     send_frame,
     unpack_vectors,
 )
-from memhtml.app.bootstrap.config import EmbedSettings
 from memhtml.app.bootstrap.warm_helper import (
     DEFAULT_IDLE_SECONDS,
     HelperSettings,
-    helper_key,
     read_helper_settings,
 )
+from memhtml.app.bootstrap.warm_key import helper_key, served_backend
 from memhtml.domain.errors import InvalidInput
 from memhtml.ports.errors import ModelUnavailable
 from tests.warm_thread import SpaceOnly, ThreadHelper
@@ -102,20 +101,49 @@ def test_bad_helper_settings_name_the_variable(environ: dict[str, str], named: s
         read_helper_settings(environ)
 
 
-def test_every_fact_that_decides_the_vectors_changes_the_key() -> None:
-    """Two configurations that could embed differently never share a helper."""
-    base = EmbedSettings(backend="local")
+def test_every_fact_that_decides_the_vectors_changes_the_key(tmp_path: Path) -> None:
+    """Two environments that could embed differently never share a helper."""
     variants = [
-        base,
-        EmbedSettings(backend="e5", model_id="multilingual-e5-small"),
-        EmbedSettings(backend="local", threads=1),
-        EmbedSettings(backend="local", threads=2),
-        EmbedSettings(backend="local", model_dir=Path("/models/a")),
+        {},
+        {"MEMHTML_EMBED": "e5"},
+        {"MEMHTML_EMBED_THREADS": "1"},
+        {"MEMHTML_EMBED_THREADS": "2"},
+        {"MEMHTML_EMBED_MODEL_DIR": str(tmp_path / "a")},
+        {"MEMHTML_EMBED_MODEL_DIR": str(tmp_path / "b")},
+        {"MEMHTML_EMBED_MODEL": "another"},
     ]
     keys = [helper_key(v) for v in variants]
     assert len(set(keys)) == len(keys)
-    assert helper_key(EmbedSettings(backend="local")) == keys[0]
     assert all(len(k) == 16 and int(k, 16) >= 0 for k in keys)
+
+
+def test_what_does_not_decide_the_vectors_keeps_the_key() -> None:
+    """The store, the log level, the helper's idle time: one helper serves them all."""
+    base = helper_key({"MEMHTML_EMBED": "local"})
+    assert base == helper_key(
+        {
+            "MEMHTML_EMBED": " LOCAL ",
+            "MEMHTML_ROOT": "/somewhere",
+            "MEMHTML_LOG_LEVEL": "debug",
+            "MEMHTML_EMBED_HELPER_IDLE": "5",
+        }
+    )
+    assert base == helper_key({}) == helper_key({"MEMHTML_EMBED": "on"})
+
+
+@pytest.mark.parametrize(
+    ("environ", "served"),
+    [
+        ({}, "local"),
+        ({"MEMHTML_EMBED": "e5"}, "e5"),
+        ({"MEMHTML_EMBED": "bedrock"}, None),
+        ({"MEMHTML_EMBED": "off"}, None),
+        ({"MEMHTML_EMBED_HELPER": "off"}, None),
+        ({"MEMHTML_EMBED": "nonsense"}, None),
+    ],
+)
+def test_which_environments_a_helper_serves(environ: dict[str, str], served: str | None) -> None:
+    assert served_backend(environ) == served
 
 
 def test_a_helper_of_another_configuration_is_not_used() -> None:

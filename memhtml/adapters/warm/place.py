@@ -14,9 +14,7 @@ import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
-
-import attrs
+from typing import Final, NamedTuple
 
 # A socket path longer than this does not fit sockaddr_un on Linux (108) or macOS (104).
 MAX_SOCKET_PATH: Final = 100
@@ -26,8 +24,7 @@ class UnsafePlace(Exception):
     """The helper folder cannot be made private to this user; the helper is not used."""
 
 
-@attrs.frozen
-class HelperPlace:
+class HelperPlace(NamedTuple):
     """The files of one helper, named by the key of the configuration it serves.
 
     Attributes:

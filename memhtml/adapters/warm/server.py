@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Final
 
+from memhtml.adapters.warm.commands import CommandRequest, CommandResult
 from memhtml.adapters.warm.place import HelperPlace
 from memhtml.adapters.warm.wire import WireError, pack_vectors, recv_frame, send_frame
 from memhtml.ports.embedder import EmbeddingModel
@@ -31,6 +32,10 @@ logger = logging.getLogger(__name__)
 _ACCEPT_POLL_S: Final = 0.5
 # A client that connects and then says nothing is dropped after this long.
 _REQUEST_READ_TIMEOUT_S: Final = 30.0
+
+
+CommandRunner = Callable[[CommandRequest], CommandResult]
+"""Runs one forwarded command in the helper's process (the composition root's)."""
 
 
 class AlreadyServed(Exception):
@@ -105,11 +110,13 @@ def serve(
     identity: str,
     idle_seconds: float,
     on_stop: Callable[[], None],
+    commands: CommandRunner | None = None,
 ) -> None:
     """Answer requests until ``idle_seconds`` pass with none in flight, or one asks to stop.
 
     ``on_stop`` runs before the listener closes (it removes the socket path, so a client
     arriving during shutdown starts a new helper instead of queueing on a dying one).
+    ``commands`` runs forwarded commands; without it they are refused.
     """
     activity = _Activity()
     try:
@@ -121,7 +128,7 @@ def serve(
             activity.begin()
             threading.Thread(
                 target=_answer,
-                args=(conn, embedder, identity, activity),
+                args=(conn, embedder, identity, activity, commands),
                 name="memhtml-helper-request",
                 daemon=True,
             ).start()
@@ -131,12 +138,19 @@ def serve(
 
 
 def _answer(
-    conn: socket.socket, embedder: EmbeddingModel, identity: str, activity: _Activity
+    conn: socket.socket,
+    embedder: EmbeddingModel,
+    identity: str,
+    activity: _Activity,
+    commands: CommandRunner | None,
 ) -> None:
     try:
         conn.settimeout(_REQUEST_READ_TIMEOUT_S)
         request = recv_frame(conn)
         conn.settimeout(None)
+        if request.get("op") == "command" and request.get("identity") == identity:
+            _run_command(conn, request, commands)
+            return
         _reply(conn, request, embedder, identity, activity)
     except (OSError, WireError) as e:
         logger.info("request dropped: %s", e)
@@ -186,3 +200,38 @@ def _reply(
         return
     dim = len(vectors[0])
     send_frame(conn, {"ok": True, "count": len(vectors), "dim": dim}, pack_vectors(vectors))
+
+
+def _run_command(
+    conn: socket.socket, request: dict[str, object], commands: CommandRunner | None
+) -> None:
+    argv, env, cwd = request.get("argv"), request.get("env"), request.get("cwd")
+    if (
+        commands is None
+        or not isinstance(argv, list)
+        or not all(isinstance(a, str) for a in argv)
+        or not isinstance(env, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        or not isinstance(cwd, str)
+    ):
+        send_frame(conn, {"ok": False, "code": "request", "reason": "malformed request"})
+        return
+    result = commands(
+        CommandRequest(
+            argv=argv,
+            environ=env,
+            cwd=cwd,
+            stdout_tty=request.get("stdoutTty") is True,
+            stderr_tty=request.get("stderrTty") is True,
+        )
+    )
+    send_frame(
+        conn,
+        {
+            "ok": True,
+            "exit": result.status,
+            "stdout": len(result.stdout),
+            "stderr": len(result.stderr),
+        },
+        result.stdout + result.stderr,
+    )

@@ -13,9 +13,10 @@ import socket
 import struct
 from array import array
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from memhtml.ports.embedder import Vector
+if TYPE_CHECKING:
+    from memhtml.ports.embedder import Vector
 
 _LENGTH: Final = struct.Struct(">I")
 # A request holds at most one search's pending chunks or one indexing slice; a frame larger

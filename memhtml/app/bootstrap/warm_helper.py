@@ -1,12 +1,14 @@
-"""The command line's warm embedding helper: which configurations use it, how it is started,
-and the helper process's own entry point (``python -m memhtml.app.bootstrap.warm_helper``).
+"""The command line's warm helper: which configurations use it, how it is started, and its
+life (``main``, run by ``python -m memhtml.app.cli.warm_serve``).
 
 A command-line process lives for one command; loading the local model costs it ~1–2 s, most
-of a hybrid search. With the helper on (the default for ``local`` and ``e5``), the first
-command that embeds starts one background process per configuration, which keeps the model
-loaded and leaves after ``MEMHTML_EMBED_HELPER_IDLE`` seconds without a request; later
-commands send it their texts over a private Unix socket (``adapters/warm``). The library and
-the MCP server are long-lived already and embed in their own process.
+of a hybrid search, and importing the program most of the rest. With the helper on (the
+default for ``local`` and ``e5``), the first command that embeds starts one background process
+per configuration, which keeps the model loaded and leaves after
+``MEMHTML_EMBED_HELPER_IDLE`` seconds without a request; later commands send it their texts
+over a private Unix socket (``adapters/warm``), and the console script forwards a whole
+``search`` or ``recall`` to it (``warm_forward``). The library and the MCP server are
+long-lived already and embed in their own process.
 
 Starting is a double fork with a readiness pipe: the launcher forks before it imports anything
 heavy, the child starts a new session, takes the configuration's lock, binds the socket and
@@ -17,25 +19,30 @@ the command embeds in its own process at once instead of waiting out a timeout.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from memhtml import __version__
-from memhtml.app.bootstrap.config import EmbedSettings, read_embed_settings
+from memhtml.app.bootstrap.config import read_embed_settings
+from memhtml.app.bootstrap.warm_key import (
+    ENV_EMBED_HELPER,
+    HELPER_MODULE,
+    OFF_SPELLINGS,
+    helper_key,
+)
 from memhtml.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from memhtml.adapters.warm.commands import CommandRequest, CommandResult
     from memhtml.adapters.warm.place import HelperPlace
     from memhtml.ports.embedder import EmbeddingModel
 
-ENV_EMBED_HELPER: Final = "MEMHTML_EMBED_HELPER"
+    CommandsFactory = Callable[[EmbeddingModel], Callable[[CommandRequest], CommandResult]]
+
 ENV_EMBED_HELPER_IDLE: Final = "MEMHTML_EMBED_HELPER_IDLE"
 DEFAULT_IDLE_SECONDS: Final = 600
 MAX_IDLE_SECONDS: Final = 7 * 24 * 3600
@@ -43,7 +50,7 @@ MAX_IDLE_SECONDS: Final = 7 * 24 * 3600
 START_TIMEOUT_S: Final = 60.0
 _SERVED_BACKENDS: Final = frozenset({"local", "e5"})
 _ON: Final = frozenset({"on", "1", "true", "yes"})
-_OFF: Final = frozenset({"off", "0", "false", "no"})
+_OFF: Final = OFF_SPELLINGS
 _WHOLE: Final = re.compile(r"[0-9]+")
 _READY: Final = b"ready"
 _BUSY: Final = b"busy"
@@ -83,20 +90,6 @@ def read_helper_settings(environ: Mapping[str, str]) -> HelperSettings:
     return HelperSettings(enabled=switch not in _OFF, idle_seconds=idle)
 
 
-def helper_key(settings: EmbedSettings) -> str:
-    """The configuration a helper serves, as a short hash: the program's version and
-    interpreter, and everything that decides the vectors (backend, model, threads)."""
-    facts = {
-        "version": __version__,
-        "python": sys.executable,
-        "backend": settings.backend,
-        "model": settings.model_id,
-        "model_dir": str(settings.model_dir) if settings.model_dir else None,
-        "threads": settings.threads,
-    }
-    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
-
-
 def command_line_embedder(environ: Mapping[str, str]) -> EmbeddingModel | None:
     """The embedder a command-line process uses: the configured one, behind the warm helper
     when the helper is on and the backend loads a local model.
@@ -112,10 +105,10 @@ def command_line_embedder(environ: Mapping[str, str]) -> EmbeddingModel | None:
     local = build_embedder(settings)
     if local is None or not helper.enabled or settings.backend not in _SERVED_BACKENDS:
         return local
-    from memhtml.adapters.warm import HelperEmbedder, helper_place
-    from memhtml.adapters.warm.place import UnsafePlace
+    from memhtml.adapters.warm.client import HelperEmbedder
+    from memhtml.adapters.warm.place import UnsafePlace, helper_place
 
-    key = helper_key(settings)
+    key = helper_key(environ)
     try:
         place = helper_place(key, environ)
     except UnsafePlace as e:
@@ -134,7 +127,7 @@ def start_helper(key: str, idle_seconds: int, environ: Mapping[str, str]) -> boo
     """Run the launcher; True once a helper for ``key`` serves (this one or another's)."""
     import subprocess
 
-    command = [sys.executable, "-m", "memhtml.app.bootstrap.warm_helper", key, str(idle_seconds)]
+    command = [sys.executable, "-m", HELPER_MODULE, key, str(idle_seconds)]
     try:
         done = subprocess.run(
             command,
@@ -150,12 +143,16 @@ def start_helper(key: str, idle_seconds: int, environ: Mapping[str, str]) -> boo
     return done.returncode == 0
 
 
-def main(argv: Sequence[str]) -> int:
-    """The launcher: fork the helper, wait for its word, exit 0 (serving) or 1 (it died)."""
+def main(argv: Sequence[str], *, commands: CommandsFactory | None = None) -> int:
+    """The launcher: fork the helper, wait for its word, exit 0 (serving) or 1 (it died).
+
+    Args:
+        argv: ``KEY IDLE_SECONDS``.
+        commands: Builds the runner for forwarded commands from the loaded model (the
+            command line's); without it the helper embeds only.
+    """
     if len(argv) != 2 or not _WHOLE.fullmatch(argv[1]):
-        print(
-            "usage: python -m memhtml.app.bootstrap.warm_helper KEY IDLE_SECONDS", file=sys.stderr
-        )
+        print(f"usage: python -m {HELPER_MODULE} KEY IDLE_SECONDS", file=sys.stderr)
         return 2
     key, idle = argv[0], int(argv[1])
     read_end, write_end = os.pipe()
@@ -171,13 +168,13 @@ def main(argv: Sequence[str]) -> int:
         os._exit(0)
     status = 1
     try:
-        status = _run_helper(key, idle, write_end)
+        status = _run_helper(key, idle, write_end, commands)
     finally:
         # Never return into the launcher's code: this process is the helper.
         os._exit(status)
 
 
-def _run_helper(key: str, idle_seconds: int, word: int) -> int:
+def _run_helper(key: str, idle_seconds: int, word: int, commands: CommandsFactory | None) -> int:
     """The helper's life. ``word`` is the pipe its launcher waits on; it closes unsaid when
     this process dies before it serves."""
     from memhtml.adapters.warm.place import UnsafePlace, helper_place
@@ -189,7 +186,7 @@ def _run_helper(key: str, idle_seconds: int, word: int) -> int:
             # Only the lock's holder rewrites the log: a helper that loses the race must not
             # erase the winner's.
             _detach_streams(place)
-            return _serve(key, idle_seconds, place, word)
+            return _serve(key, idle_seconds, place, word, commands)
     except AlreadyServed:
         os.write(word, _BUSY)
         return 0
@@ -197,7 +194,13 @@ def _run_helper(key: str, idle_seconds: int, word: int) -> int:
         return 1
 
 
-def _serve(key: str, idle_seconds: int, place: HelperPlace, word: int) -> int:
+def _serve(
+    key: str,
+    idle_seconds: int,
+    place: HelperPlace,
+    word: int,
+    commands: CommandsFactory | None,
+) -> int:
     import contextlib
     import logging
 
@@ -208,7 +211,7 @@ def _serve(key: str, idle_seconds: int, place: HelperPlace, word: int) -> int:
     log = logging.getLogger(__name__)
     try:
         settings = read_embed_settings(os.environ)
-        if helper_key(settings) != key:
+        if helper_key(os.environ) != key:
             log.error("the environment's configuration is not the one asked for")
             return 1
         embedder = build_embedder(settings)
@@ -216,6 +219,7 @@ def _serve(key: str, idle_seconds: int, place: HelperPlace, word: int) -> int:
             return 1
         listener = listen(place)
         embedder.embed_query("warm")
+        runner = commands(embedder) if commands is not None else None
     except Exception:
         log.exception("embedding helper could not start")
         return 1
@@ -227,7 +231,14 @@ def _serve(key: str, idle_seconds: int, place: HelperPlace, word: int) -> int:
         with contextlib.suppress(FileNotFoundError):
             place.socket.unlink()
 
-    serve(listener, embedder, identity=key, idle_seconds=idle_seconds, on_stop=forget_socket)
+    serve(
+        listener,
+        embedder,
+        identity=key,
+        idle_seconds=idle_seconds,
+        on_stop=forget_socket,
+        commands=runner,
+    )
     log.info("stopped after %d idle seconds or a stop request", idle_seconds)
     return 0
 
@@ -241,10 +252,6 @@ def _detach_streams(place: HelperPlace) -> None:
     os.dup2(log, 2)
     os.close(null)
     os.close(log)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
 
 
 @attrs.frozen(kw_only=True)
@@ -276,8 +283,8 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
     Raises:
         InvalidInput: A variable holds a value it cannot take.
     """
-    from memhtml.adapters.warm import ask_helper, helper_place
-    from memhtml.adapters.warm.place import UnsafePlace
+    from memhtml.adapters.warm.client import ask_helper
+    from memhtml.adapters.warm.place import UnsafePlace, helper_place
 
     settings = read_embed_settings(environ)
     helper = read_helper_settings(environ)
@@ -287,7 +294,7 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
     elif not helper.enabled:
         reason = f"{ENV_EMBED_HELPER} is off"
     try:
-        place = helper_place(helper_key(settings), environ)
+        place = helper_place(helper_key(environ), environ)
     except UnsafePlace as e:
         return HelperStatus(
             enabled=False,

@@ -7,6 +7,10 @@ prints it: no click, no attrs, no command module (0.22 s of CPU became a bare in
 start). Anything else, and any environment that could change the answer (a shell asking for
 completions, a ``MEMHTML_LOG_LEVEL`` the program would refuse), runs the whole program, whose
 ``run`` prints exactly what is printed here (``tests/unit/test_cli_front_door_text.py``).
+
+A ``search`` or ``recall`` goes to the warm helper when one serves this configuration
+(``bootstrap/warm_forward.py``): it runs the same ``run`` in this process's environment and
+folder, and what it printed is printed here.
 """
 
 from __future__ import annotations
@@ -96,11 +100,47 @@ def _print(text: str) -> int:
     return EXIT_OK
 
 
+def _forward(argv: Sequence[str]) -> int | None:
+    """Run the command in a warm helper when one serves it (``bootstrap/warm_forward.py``):
+    print what it printed, return its status; ``None`` to run it here."""
+    from memhtml.app.bootstrap.warm_forward import forwarded
+
+    try:
+        cwd = os.getcwd()
+        stderr_tty = sys.stderr.isatty()
+    except (OSError, AttributeError, ValueError):  # a deleted folder, a closed stream
+        return None
+    result = forwarded(argv, os.environ, cwd=cwd, stdout_tty=stdout_is_tty(), stderr_tty=stderr_tty)
+    if result is None:
+        return None
+    try:
+        sys.stderr.flush()
+        sys.stderr.buffer.write(result.stderr)
+        sys.stderr.buffer.flush()
+    except (OSError, AttributeError, ValueError):
+        pass
+    return _print_bytes(result.stdout, result.status)
+
+
+def _print_bytes(raw: bytes, status: int) -> int:
+    """Write ``raw`` to stdout as the envelope writer does; ``status`` unless the reader left."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        return reader_gone()
+    return status
+
+
 def main() -> NoReturn:
     """Console-script entry point: answer from the rendered text, or run the whole program."""
     text = quick_answer(sys.argv[1:], os.environ, stdout_is_tty())
     if text is not None:
         sys.exit(_print(text))
+    status = _forward(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
     from memhtml.app.cli.app import cli
 
     cli.main()

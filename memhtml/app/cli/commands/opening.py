@@ -18,6 +18,19 @@ if TYPE_CHECKING:
     from memhtml.ports.embedder import EmbeddingModel
 
 
+_warm_embedder: EmbeddingModel | None = None
+
+
+def use_loaded_embedder(embedder: EmbeddingModel | None) -> None:
+    """Make ``open_here`` hand ``embedder`` to every store it opens in this process.
+
+    Only the warm helper calls it: the commands it runs for other processes use the model it
+    keeps loaded (the helper serves one configuration, the one every forwarded command has).
+    """
+    global _warm_embedder
+    _warm_embedder = embedder
+
+
 @contextmanager
 def open_here(
     *, embedder: bool = True, heal: bool = True, thorough: bool = False
@@ -41,7 +54,9 @@ def open_here(
 
     root = repo_root()
     chosen: EmbeddingModel | bool | None = False
-    if embedder:
+    if embedder and _warm_embedder is not None:
+        chosen = _warm_embedder
+    elif embedder:
         from memhtml.app.bootstrap.warm_helper import command_line_embedder
 
         chosen = command_line_embedder(os.environ)

@@ -1,0 +1,71 @@
+"""Whether the console script hands its command to a running warm helper, and doing so.
+
+Read by the front door before the program loads: standard library, ``warm_key`` and the
+forwarding client only. ``search`` and ``recall`` are forwarded: they read, and what they
+print is the same wherever they run (the helper runs the same ``run`` in the caller's
+environment, folder and terminal settings). A command that finds no helper, or whose helper
+does not answer whole, runs in its own process; nothing here starts a helper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Final
+
+from memhtml.app.bootstrap.warm_key import helper_key, served_backend
+
+if TYPE_CHECKING:
+    from memhtml.adapters.warm.commands import CommandResult
+
+FORWARDED: Final = frozenset({"search", "recall"})
+# The global flags that may come before the command (global_options.py's; a test holds them).
+_FLAGS: Final = frozenset({"--dense", "--json", "--pretty", "--quiet", "-q"})
+_REPO: Final = "--repo"
+_NEVER: Final = frozenset({"--help", "-h", "--version", "--"})
+_MODEL_DIR: Final = "MEMHTML_EMBED_MODEL_DIR"
+_COMPLETE: Final = "_MEMHTML_COMPLETE"
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names when only global flags come before it; ``None`` when the
+    arguments ask for help, the version, or anything this reading is unsure of."""
+    if _NEVER & set(argv):
+        return None
+    position = 0
+    while position < len(argv):
+        word = argv[position]
+        if word in _FLAGS or word.startswith(_REPO + "="):
+            position += 1
+        elif word == _REPO:
+            position += 2
+        else:
+            return None if word.startswith("-") else word
+    return None
+
+
+def forwarded(
+    argv: Sequence[str],
+    environ: Mapping[str, str],
+    *,
+    cwd: str,
+    stdout_tty: bool,
+    stderr_tty: bool,
+) -> CommandResult | None:
+    """What the warm helper printed for this command, or ``None``: run it here."""
+    if command_word(argv) not in FORWARDED or environ.get(_COMPLETE):
+        return None
+    # A model folder named relative to the working folder is one the helper may not share.
+    if served_backend(environ) is None or environ.get(_MODEL_DIR, "").strip():
+        return None
+    from memhtml.adapters.warm.commands import CommandRequest, forward_command
+    from memhtml.adapters.warm.place import UnsafePlace, helper_place
+
+    key = helper_key(environ)
+    try:
+        place = helper_place(key, environ)
+    except UnsafePlace:
+        return None
+    request = CommandRequest(
+        argv=argv, environ=environ, cwd=cwd, stdout_tty=stdout_tty, stderr_tty=stderr_tty
+    )
+    return forward_command(place, key, request)

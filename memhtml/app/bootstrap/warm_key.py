@@ -1,0 +1,57 @@
+"""Which warm helper a process's environment belongs to, read from the raw variables.
+
+Standard library only: the console script's front door reads it before it loads the program,
+to find a running helper that can answer a whole command. Every fact that decides the vectors
+is in the key (the program's version and interpreter, the backend, the model, its folder, the
+thread count), so two environments that could embed differently never share a helper; two
+spellings of one configuration (``on`` and ``local``) may get two helpers, which costs a load,
+never a wrong answer. Values are not validated here: a command that runs validates them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from typing import Final
+
+from memhtml import __version__
+
+HELPER_MODULE: Final = "memhtml.app.cli.warm_serve"
+"""What ``python -m`` runs to start a helper."""
+ENV_EMBED: Final = "MEMHTML_EMBED"
+ENV_EMBED_HELPER: Final = "MEMHTML_EMBED_HELPER"
+_MODEL: Final = "MEMHTML_EMBED_MODEL"
+_MODEL_DIR: Final = "MEMHTML_EMBED_MODEL_DIR"
+_THREADS: Final = "MEMHTML_EMBED_THREADS"
+# The backends whose model loads in the process, by their spellings (config.py's table).
+_LOCAL_SPELLINGS: Final = {"": "local", "local": "local", "on": "local", "e5": "e5"}
+OFF_SPELLINGS: Final = frozenset({"off", "0", "false", "no"})
+
+
+def _value(environ: Mapping[str, str], name: str) -> str:
+    return environ.get(name, "").strip()
+
+
+def served_backend(environ: Mapping[str, str]) -> str | None:
+    """``local`` or ``e5`` when the environment embeds with a model loaded in the process and
+    the helper is not switched off; ``None`` otherwise."""
+    if _value(environ, ENV_EMBED_HELPER).lower() in OFF_SPELLINGS:
+        return None
+    return _LOCAL_SPELLINGS.get(_value(environ, ENV_EMBED).lower())
+
+
+def helper_key(environ: Mapping[str, str]) -> str:
+    """Sixteen hex digits naming the configuration a helper serves."""
+    model_dir = _value(environ, _MODEL_DIR)
+    facts = {
+        "version": __version__,
+        "python": sys.executable,
+        "backend": _LOCAL_SPELLINGS.get(_value(environ, ENV_EMBED).lower(), "other"),
+        "model": _value(environ, _MODEL),
+        "model_dir": os.path.abspath(os.path.expanduser(model_dir)) if model_dir else "",
+        "threads": _value(environ, _THREADS),
+    }
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:16]
