@@ -31,6 +31,14 @@ class ThreadHelper:
         )
         self._thread.start()
 
+    def serving(self) -> bool:
+        """Whether ``serve`` has not returned yet."""
+        return self._thread.is_alive()
+
+    def wait_stopped(self, timeout: float) -> None:
+        """Wait for ``serve`` to return."""
+        self._thread.join(timeout)
+
     def client(
         self, *, local: EmbeddingModel | None = None, identity: str | None = None
     ) -> HelperEmbedder:

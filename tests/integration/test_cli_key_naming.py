@@ -117,6 +117,8 @@ def invocations(scratch: Path) -> dict[str, list[str]]:
         "trace scan": ["trace", "scan", str(TRANSCRIPTS)],
         "trace list": ["trace", "list"],
         "trace show": ["trace", "show", TRACED_SESSION],
+        "helper status": ["helper", "status"],
+        "helper stop": ["helper", "stop"],
     }  # fmt: skip
 
 

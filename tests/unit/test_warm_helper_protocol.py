@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import struct
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -209,3 +211,29 @@ def test_malformed_requests_are_refused_and_the_helper_keeps_serving(
     hello = ask_helper(helper.place, "hello")
     assert hello is not None
     assert hello["identity"] == helper.identity
+
+
+class _Slow(HashingEmbedder):
+    """Takes a while to answer, so a stop can arrive while it works."""
+
+    def embed(self, texts: object) -> tuple[tuple[float, ...], ...]:
+        time.sleep(1.5)
+        return super().embed(texts)  # type: ignore[arg-type]
+
+
+def test_a_stop_lets_the_request_in_flight_finish_first() -> None:
+    """helper stop ends the loop, but the helper leaves only once nothing is in flight: a
+    forwarded command may be writing its index."""
+    helper = ThreadHelper(_Slow(16))
+    client = helper.client(local=SpaceOnly(HashingEmbedder(16)))
+    got: list[object] = []
+    worker = threading.Thread(target=lambda: got.append(client.embed(["slow"])))
+    worker.start()
+    time.sleep(0.2)
+    assert ask_helper(helper.place, "stop") is not None
+    time.sleep(0.7)  # the loop sees the stop within one accept poll (0.5 s)
+    assert helper.serving(), "the loop returned with a request in flight"
+    worker.join(timeout=10)
+    assert got == [HashingEmbedder(16).embed(["slow"])]
+    helper.wait_stopped(timeout=10)
+    assert not helper.serving()

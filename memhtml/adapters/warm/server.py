@@ -84,23 +84,30 @@ class _Activity:
     """Requests in flight and when the last one ended, for the idle rule."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._busy = 0
         self._last = time.monotonic()
         self.stop_asked = False
 
     def begin(self) -> None:
-        with self._lock:
+        with self._changed:
             self._busy += 1
 
     def end(self) -> None:
-        with self._lock:
+        with self._changed:
             self._busy -= 1
             self._last = time.monotonic()
+            self._changed.notify_all()
 
     def idle_for(self) -> float:
-        with self._lock:
+        with self._changed:
             return 0.0 if self._busy else time.monotonic() - self._last
+
+    def wait_until_done(self) -> None:
+        """Block until no request is in flight (a forwarded command may be mid-write to its
+        index: the process must not end under it)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._busy == 0)
 
 
 def serve(
@@ -112,7 +119,8 @@ def serve(
     on_stop: Callable[[], None],
     commands: CommandRunner | None = None,
 ) -> None:
-    """Answer requests until ``idle_seconds`` pass with none in flight, or one asks to stop.
+    """Answer requests until ``idle_seconds`` pass with none in flight, or one asks to stop;
+    return once the requests in flight are answered.
 
     ``on_stop`` runs before the listener closes (it removes the socket path, so a client
     arriving during shutdown starts a new helper instead of queueing on a dying one).
@@ -135,6 +143,7 @@ def serve(
     finally:
         on_stop()
         listener.close()
+        activity.wait_until_done()
 
 
 def _answer(

@@ -41,7 +41,11 @@ if TYPE_CHECKING:
     from memhtml.adapters.warm.place import HelperPlace
     from memhtml.ports.embedder import EmbeddingModel
 
-    CommandsFactory = Callable[[EmbeddingModel], Callable[[CommandRequest], CommandResult]]
+    PlainRunner = Callable[
+        [Sequence[str], Mapping[str, str], str, bool, bool], tuple[int, bytes, bytes]
+    ]
+    """``(argv, environ, cwd, stdout_tty, stderr_tty) -> (status, stdout, stderr)``."""
+    CommandsFactory = Callable[[EmbeddingModel], PlainRunner]
 
 ENV_EMBED_HELPER_IDLE: Final = "MEMHTML_EMBED_HELPER_IDLE"
 DEFAULT_IDLE_SECONDS: Final = 600
@@ -219,7 +223,7 @@ def _serve(
             return 1
         listener = listen(place)
         embedder.embed_query("warm")
-        runner = commands(embedder) if commands is not None else None
+        runner = _adapted(commands(embedder)) if commands is not None else None
     except Exception:
         log.exception("embedding helper could not start")
         return 1
@@ -317,3 +321,16 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
         idle_seconds=helper.idle_seconds,
         reason=reason,
     )
+
+
+def _adapted(plain: PlainRunner) -> Callable[[CommandRequest], CommandResult]:
+    """The command line's runner, in the helper loop's request and result types."""
+    from memhtml.adapters.warm.commands import CommandResult
+
+    def run(request: CommandRequest) -> CommandResult:
+        status, out, err = plain(
+            request.argv, request.environ, request.cwd, request.stdout_tty, request.stderr_tty
+        )
+        return CommandResult(status=status, stdout=out, stderr=err)
+
+    return run

@@ -13,15 +13,17 @@ import io
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from memhtml.app.cli.commands.opening import use_loaded_embedder
 
 if TYPE_CHECKING:
-    from memhtml.adapters.warm.commands import CommandRequest, CommandResult
     from memhtml.ports.embedder import EmbeddingModel
+
+Runner = Callable[[Sequence[str], Mapping[str, str], str, bool, bool], tuple[int, bytes, bytes]]
+"""``(argv, environ, cwd, stdout_tty, stderr_tty) -> (status, stdout, stderr)``."""
 
 
 class _Captured(io.TextIOWrapper):
@@ -40,35 +42,42 @@ class _Captured(io.TextIOWrapper):
         return self._bytes.getvalue()
 
 
-def command_runner(embedder: EmbeddingModel) -> Callable[[CommandRequest], CommandResult]:
+def command_runner(embedder: EmbeddingModel) -> Runner:
     """The runner the helper serves forwarded commands with, the program imported already."""
     # What a search or a recall loads, loaded now rather than by the first forwarded command.
     import memhtml.app.cli.commands.retrieval
     import memhtml.app.retrieval.fusion_run
     import memhtml.app.store  # noqa: F401
-    from memhtml.adapters.warm.commands import CommandResult
     from memhtml.app.cli.app import cli, run
 
     use_loaded_embedder(embedder)
     one_at_a_time = threading.Lock()
 
-    def run_forwarded(request: CommandRequest) -> CommandResult:
-        out, err = _Captured(request.stdout_tty), _Captured(request.stderr_tty)
-        with one_at_a_time, _as_the_caller(request, out, err):
-            status = run(cli, list(request.argv))
-        return CommandResult(status=status, stdout=out.captured(), stderr=err.captured())
+    def run_forwarded(
+        argv: Sequence[str],
+        environ: Mapping[str, str],
+        cwd: str,
+        stdout_tty: bool,
+        stderr_tty: bool,
+    ) -> tuple[int, bytes, bytes]:
+        out, err = _Captured(stdout_tty), _Captured(stderr_tty)
+        with one_at_a_time, _as_the_caller(environ, cwd, out, err):
+            status = run(cli, list(argv))
+        return status, out.captured(), err.captured()
 
     return run_forwarded
 
 
 @contextmanager
-def _as_the_caller(request: CommandRequest, out: _Captured, err: _Captured) -> Iterator[None]:
+def _as_the_caller(
+    environ: Mapping[str, str], cwd: str, out: _Captured, err: _Captured
+) -> Iterator[None]:
     saved_environ, saved_cwd = dict(os.environ), os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     os.environ.clear()
-    os.environ.update(request.environ)
+    os.environ.update(environ)
     try:
-        os.chdir(request.cwd)
+        os.chdir(cwd)
         sys.stdin, sys.stdout, sys.stderr = io.StringIO(), out, err
         yield
     finally:
