@@ -439,3 +439,92 @@ def test_a_helper_killed_before_the_command_costs_only_the_program_load(
     status, out, loaded = _cli(args, env)
     assert (status, loaded) == (0, True)
     assert _steady(out) == _steady(_cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})[1])
+
+
+def _here(args: list[str], env: Mapping[str, str]) -> dict[str, object]:
+    """One command in its own process (the helper off), its envelope's data."""
+    done = subprocess.run(
+        [str(MEMHTML), *args], env={**env, "MEMHTML_EMBED_HELPER": "off"}, capture_output=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    data: dict[str, object] = json.loads(done.stdout)["data"]
+    return data
+
+
+def test_a_forwarded_write_is_a_write(warm: tuple[dict[str, str], Path]) -> None:
+    """It commits once and prints what a write prints; the store stays healthy."""
+    env, root = warm
+    repo = ["--repo", str(root)]
+    write = [*repo, "write", "--type", "semantic", "--tag", "billing"]
+    status, out, loaded = _cli(
+        [*write, "--title", "Forwarded fact", "--claim", "The forwarded write landed."], env
+    )
+    assert (status, loaded) == (0, False)
+    written = json.loads(out)
+    here = _here([*write, "--title", "Local fact", "--claim", "This one ran here."], env)
+    assert (written["type"], list(written["data"])) == ("memory.written", list(here))
+    detail = _here([*repo, "read", written["data"]["path"]], env)
+    assert detail["title"] == "Forwarded fact"
+    _here([*repo, "index", "embed"], env)  # writes leave their vectors to later (issue 18)
+    assert _here([*repo, "doctor"], env)["healthy"] is True
+
+
+# Sends the command as the front door does, says so on stdout, then waits to be killed.
+KILLED_AFTER_SENDING: Final = (
+    "import sys, time\n"
+    "import memhtml.adapters.warm.commands as commands\n"
+    "plain = commands.send_frame\n"
+    "def send_then_say(*args, **kwargs):\n"
+    "    plain(*args, **kwargs)\n"
+    "    print('sent', flush=True)\n"
+    "    time.sleep(60)\n"
+    "commands.send_frame = send_then_say\n"
+    "from memhtml.app.cli.front_door import main\n"
+    "sys.argv[0] = 'memhtml'\n"
+    "main()\n"
+)
+
+
+def test_a_forwarded_write_whose_caller_is_killed_lands_once(
+    warm: tuple[dict[str, str], Path],
+) -> None:
+    """kill -9 of the command once its write is in the helper's hands: the write finishes
+    there, exactly once, and the store is healthy; the helper keeps serving."""
+    env, root = warm
+    title = "Written after its caller died"
+    caller = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            KILLED_AFTER_SENDING,
+            "--repo",
+            str(root),
+            "write",
+            "--type",
+            "semantic",
+            "--title",
+            title,
+            "--claim",
+            "The helper finished this write alone.",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+    )
+    assert caller.stdout is not None
+    assert caller.stdout.readline() == b"sent\n"
+    caller.kill()
+    caller.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while True:
+        titles = [
+            hit["title"]
+            for hit in _here(["--repo", str(root), "list", "--limit", "500"], env)["files"]
+        ]
+        if title in titles or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert titles.count(title) == 1
+    _here(["--repo", str(root), "index", "embed"], env)
+    assert _here(["--repo", str(root), "doctor"], env)["healthy"] is True
+    status, _, loaded = _cli(["--repo", str(root), "search", "caller died"], env)
+    assert (status, loaded) == (0, False)

@@ -23,6 +23,7 @@ from memhtml.app.cli.global_options import GLOBAL_FLAGS, HELP, HELP_SHORT, REPO,
         ([], None),
         (["--limit", "3", "search"], None),
         (["search", "--", "--odd query"], None),
+        (["write", "--title", "-"], None),
     ],
 )
 def test_the_command_word(argv: list[str], word: str | None) -> None:

@@ -1,10 +1,16 @@
 """Whether the console script hands its command to a running warm helper, and doing so.
 
 Read by the front door before the program loads: standard library, ``warm_key`` and the
-forwarding client only. ``search`` and ``recall`` are forwarded: they read, and what they
-print is the same wherever they run (the helper runs the same ``run`` in the caller's
-environment, folder and terminal settings). A command that finds no helper, or whose helper
-does not answer whole, runs in its own process; nothing here starts a helper.
+forwarding client only. What a command prints is the same wherever it runs: the helper runs
+the same ``run`` in the caller's environment, folder and terminal settings. Forwarded: the
+reads and the single writes, which take all their input from their arguments. Not forwarded:
+``apply`` (it reads standard input), commands whose work is long or whose progress a person
+watches (``index``, ``sync``, ``clone``, ``doctor``, ``eval``, ``trace scan``), the servers,
+and anything given ``-`` as an argument. A command that finds no helper, or whose helper does
+not answer whole, runs in its own process; nothing here starts a helper.
+
+A forwarded write that lost its caller (killed, say) still finishes in the helper: it
+commits whole or not at all, as it would have in its own process.
 """
 
 from __future__ import annotations
@@ -17,11 +23,25 @@ from memhtml.app.bootstrap.warm_key import helper_key, served_backend
 if TYPE_CHECKING:
     from memhtml.adapters.warm.commands import CommandResult
 
-FORWARDED: Final = frozenset({"search", "recall"})
+FORWARDED: Final = frozenset(
+    {
+        "search",
+        "recall",
+        "read",
+        "list",
+        "neighbors",
+        "write",
+        "correct",
+        "archive",
+        "link",
+        "reinforce",
+    }
+)
 # The global flags that may come before the command (global_options.py's; a test holds them).
 _FLAGS: Final = frozenset({"--dense", "--json", "--pretty", "--quiet", "-q"})
 _REPO: Final = "--repo"
-_NEVER: Final = frozenset({"--help", "-h", "--version", "--"})
+# Help and the version are answered by the front door or the program; `-` names stdin.
+_NEVER: Final = frozenset({"--help", "-h", "--version", "--", "-"})
 _MODEL_DIR: Final = "MEMHTML_EMBED_MODEL_DIR"
 _COMPLETE: Final = "_MEMHTML_COMPLETE"
 

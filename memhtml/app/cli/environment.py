@@ -87,7 +87,7 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
         description=(
             "Local and e5 backends, command line only: on keeps the model loaded in one "
             "background process (the warm helper, started by the first command that embeds) "
-            "so later commands embed in milliseconds, and search and recall run inside it; "
+            "so later commands embed in milliseconds, and reads and single writes run inside it; "
             "off runs every command in its own process. memhtml helper status|stop shows or "
             "ends it."
         ),

@@ -8,7 +8,7 @@ start). Anything else, and any environment that could change the answer (a shell
 completions, a ``MEMHTML_LOG_LEVEL`` the program would refuse), runs the whole program, whose
 ``run`` prints exactly what is printed here (``tests/unit/test_cli_front_door_text.py``).
 
-A ``search`` or ``recall`` goes to the warm helper when one serves this configuration
+A read or a single write goes to the warm helper when one serves this configuration
 (``bootstrap/warm_forward.py``): it runs the same ``run`` in this process's environment and
 folder, and what it printed is printed here.
 """
