@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pytest
 
@@ -441,13 +441,13 @@ def test_a_helper_killed_before_the_command_costs_only_the_program_load(
     assert _steady(out) == _steady(_cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})[1])
 
 
-def _here(args: list[str], env: Mapping[str, str]) -> dict[str, object]:
+def _here(args: list[str], env: Mapping[str, str]) -> dict[str, Any]:
     """One command in its own process (the helper off), its envelope's data."""
     done = subprocess.run(
         [str(MEMHTML), *args], env={**env, "MEMHTML_EMBED_HELPER": "off"}, capture_output=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    data: dict[str, object] = json.loads(done.stdout)["data"]
+    data: dict[str, Any] = json.loads(done.stdout)["data"]
     return data
 
 
