@@ -11,8 +11,10 @@ index write or the cached listing: only the racy rules keep those from passing a
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -24,7 +26,7 @@ from unittest import mock
 import attrs
 import pytest
 from dulwich.ignore import IgnoreFilterManager
-from dulwich.index import ConflictedIndexEntry
+from dulwich.index import ConflictedIndexEntry, Index
 from dulwich.refs import HEADREF
 from dulwich.repo import Repo
 from hypothesis import HealthCheck, example, given, settings
@@ -157,8 +159,43 @@ def _apply(root: Path, writer: DulwichGitWriter, step: Step) -> None:
         with Repo(str(root)) as repo:
             index = repo.open_index()
             if step.path.encode() in index:
+                racy_after = os.stat(repo.index_path()).st_mtime_ns
                 del index[step.path.encode()]
+                _smudge_racily_clean(root, index, racy_after)
                 index.write()
+
+
+def _stamp_ns(mtime: int | float | tuple[int, int]) -> int:
+    if isinstance(mtime, tuple):
+        return mtime[0] * _NS + mtime[1]
+    return int(mtime * _NS)
+
+
+def _smudge_racily_clean(root: Path, index: Index, racy_after: int) -> None:
+    """What git does to the entries it keeps when it rewrites the index (``git rm --cached``
+    included): one stamped no earlier than the old index, whose stat still matches its file
+    but whose content is not its blob, gets size 0, so status hashes it again. Without it,
+    this step would make a same-tick edit look clean, which git never does (the writers do
+    the same, ``commit_finish.smudged_if_racily_clean``)."""
+    for path, entry in list(index.items()):
+        if isinstance(entry, ConflictedIndexEntry):
+            continue
+        stamp = _stamp_ns(entry.mtime)
+        if stamp < racy_after:
+            continue
+        full = root / os.fsdecode(path)
+        try:
+            info = os.lstat(full)
+            if not stat.S_ISREG(info.st_mode) or (info.st_size, info.st_mtime_ns) != (
+                entry.size,
+                stamp,
+            ):
+                continue
+            data = full.read_bytes()
+        except OSError:
+            continue
+        if blob_sha(data).encode() != entry.sha:
+            index[path] = dataclasses.replace(entry, size=0)
 
 
 def oracle(root: Path) -> tuple[StatusEntry, ...]:
