@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 import threading
@@ -27,7 +28,7 @@ from memhtml.app.bootstrap.warm_helper import (
     HelperSettings,
     read_helper_settings,
 )
-from memhtml.app.bootstrap.warm_key import helper_key, served_backend
+from memhtml.app.bootstrap.warm_key import helper_key, newest_source, served_backend
 from memhtml.domain.errors import InvalidInput
 from memhtml.ports.errors import ModelUnavailable
 from tests.warm_thread import SpaceOnly, ThreadHelper
@@ -237,3 +238,27 @@ def test_a_stop_lets_the_request_in_flight_finish_first() -> None:
     assert got == [HashingEmbedder(16).embed(["slow"])]
     helper.wait_stopped(timeout=10)
     assert not helper.serving()
+
+
+def test_the_newest_source_decides_the_code_stamp(tmp_path: Path) -> None:
+    """Only .py files count, __pycache__ never; the newest one wins."""
+    package = tmp_path / "pkg"
+    (package / "sub" / "__pycache__").mkdir(parents=True)
+    for name, stamp in (
+        ("a.py", 10),
+        ("sub/b.py", 30),
+        ("sub/notes.txt", 90),
+        ("sub/__pycache__/b.cpython-311.py", 80),
+    ):
+        (package / name).write_text("x")
+        os.utime(package / name, ns=(stamp, stamp))
+    assert newest_source(package) == 30
+    (tmp_path / "empty").mkdir()
+    assert newest_source(tmp_path / "empty") == 0
+
+
+def test_an_edited_program_gets_another_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout edited or pulled under a running helper: its commands go to a new one."""
+    before = helper_key({})
+    monkeypatch.setattr("memhtml.app.bootstrap.warm_key.code_stamp", lambda: 1)
+    assert helper_key({}) != before
