@@ -27,8 +27,9 @@ import pytest
 from memhtml.adapters.local import OnnxMiniLmEmbedder
 from memhtml.adapters.warm.client import HelperEmbedder
 from memhtml.adapters.warm.place import helper_place
-from memhtml.app.bootstrap.warm_helper import command_line_embedder, helper_status
+from memhtml.app.bootstrap.warm_helper import command_line_embedder
 from memhtml.app.bootstrap.warm_key import helper_key
+from memhtml.app.bootstrap.warm_status import helper_status
 
 TEXTS: Final = (
     "The search API allows 300 requests per minute.",

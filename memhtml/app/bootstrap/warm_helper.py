@@ -52,7 +52,7 @@ DEFAULT_IDLE_SECONDS: Final = 600
 MAX_IDLE_SECONDS: Final = 7 * 24 * 3600
 # The model's load plus the interpreter's start, on a loaded 2-core machine, with margin.
 START_TIMEOUT_S: Final = 60.0
-_SERVED_BACKENDS: Final = frozenset({"local", "e5"})
+SERVED_BACKENDS: Final = frozenset({"local", "e5"})
 _ON: Final = frozenset({"on", "1", "true", "yes"})
 _OFF: Final = OFF_SPELLINGS
 _WHOLE: Final = re.compile(r"[0-9]+")
@@ -107,7 +107,7 @@ def command_line_embedder(environ: Mapping[str, str]) -> EmbeddingModel | None:
     settings = read_embed_settings(environ)
     helper = read_helper_settings(environ)
     local = build_embedder(settings)
-    if local is None or not helper.enabled or settings.backend not in _SERVED_BACKENDS:
+    if local is None or not helper.enabled or settings.backend not in SERVED_BACKENDS:
         return local
     from memhtml.adapters.warm.client import HelperEmbedder
     from memhtml.adapters.warm.place import UnsafePlace, helper_place
@@ -223,12 +223,14 @@ def _serve(
             return 1
         listener = listen(place)
         embedder.embed_query("warm")
-        runner = _adapted(commands(embedder)) if commands is not None else None
     except Exception:
         log.exception("embedding helper could not start")
         return 1
     os.write(word, _READY)
     os.close(word)
+    # The command runner imports the program (~0.3–0.5 s): after the word, so the command that
+    # started this helper gets its vector without waiting for it.
+    runner = _built_in_background(commands, embedder) if commands is not None else None
     log.info("serving %s (pid %d, idle %d s)", key, os.getpid(), idle_seconds)
 
     def forget_socket() -> None:
@@ -258,71 +260,6 @@ def _detach_streams(place: HelperPlace) -> None:
     os.close(log)
 
 
-@attrs.frozen(kw_only=True)
-class HelperStatus:
-    """Where this configuration's helper is and whether one serves it.
-
-    Attributes:
-        enabled: ``MEMHTML_EMBED_HELPER`` is on and the backend loads a local model.
-        running: A helper answered.
-        pid: The answering helper's process id.
-        socket: The socket path (``None`` when the private folder is unusable).
-        log: The helper's log.
-        idle_seconds: How long an idle helper stays.
-        reason: Why the helper is not used, when it is not.
-    """
-
-    enabled: bool
-    running: bool
-    pid: int | None
-    socket: str | None
-    log: str | None
-    idle_seconds: int
-    reason: str | None
-
-
-def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperStatus:
-    """This configuration's helper, asked (``hello``) or told to leave (``stop``).
-
-    Raises:
-        InvalidInput: A variable holds a value it cannot take.
-    """
-    from memhtml.adapters.warm.client import ask_helper
-    from memhtml.adapters.warm.place import UnsafePlace, helper_place
-
-    settings = read_embed_settings(environ)
-    helper = read_helper_settings(environ)
-    reason: str | None = None
-    if settings.backend not in _SERVED_BACKENDS:
-        reason = f"the {settings.backend} backend loads no local model"
-    elif not helper.enabled:
-        reason = f"{ENV_EMBED_HELPER} is off"
-    try:
-        place = helper_place(helper_key(environ), environ)
-    except UnsafePlace as e:
-        return HelperStatus(
-            enabled=False,
-            running=False,
-            pid=None,
-            socket=None,
-            log=None,
-            idle_seconds=helper.idle_seconds,
-            reason=str(e),
-        )
-    # A helper started before the switch was turned off still answers, and can be stopped.
-    answer = ask_helper(place, "stop" if stop else "hello")
-    pid = answer.get("pid") if answer else None
-    return HelperStatus(
-        enabled=reason is None,
-        running=answer is not None,
-        pid=pid if isinstance(pid, int) else None,
-        socket=str(place.socket),
-        log=str(place.log),
-        idle_seconds=helper.idle_seconds,
-        reason=reason,
-    )
-
-
 def _adapted(plain: PlainRunner) -> Callable[[CommandRequest], CommandResult]:
     """The command line's runner, in the helper loop's request and result types."""
     from memhtml.adapters.warm.commands import CommandResult
@@ -332,5 +269,34 @@ def _adapted(plain: PlainRunner) -> Callable[[CommandRequest], CommandResult]:
             request.argv, request.environ, request.cwd, request.stdout_tty, request.stderr_tty
         )
         return CommandResult(status=status, stdout=out, stderr=err)
+
+    return run
+
+
+def _built_in_background(
+    commands: CommandsFactory, embedder: EmbeddingModel
+) -> Callable[[CommandRequest], CommandResult]:
+    """A runner that waits for ``commands(embedder)``, built on a thread of its own."""
+    import logging
+    import threading
+
+    built: list[Callable[[CommandRequest], CommandResult]] = []
+    done = threading.Event()
+
+    def build() -> None:
+        try:
+            built.append(_adapted(commands(embedder)))
+        except Exception:
+            logging.getLogger(__name__).exception("forwarded commands will not be served")
+        finally:
+            done.set()
+
+    threading.Thread(target=build, name="memhtml-helper-import", daemon=True).start()
+
+    def run(request: CommandRequest) -> CommandResult:
+        done.wait()
+        if not built:  # the caller sees the connection close and runs the command itself
+            raise RuntimeError("the command runner could not be built")
+        return built[0](request)
 
     return run

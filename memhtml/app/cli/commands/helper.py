@@ -11,7 +11,7 @@ import click
 from memhtml.app.cli.output import CommandResult, emits
 
 if TYPE_CHECKING:
-    from memhtml.app.bootstrap.warm_helper import HelperStatus
+    from memhtml.app.bootstrap.warm_status import HelperStatus
 
 STATUS_TYPE: Final = "helper.status"
 STOP_TYPE: Final = "helper.stop"
@@ -36,7 +36,7 @@ def status() -> CommandResult:
     after MEMHTML_EMBED_HELPER_IDLE seconds without a request. MEMHTML_EMBED_HELPER=off keeps
     every command embedding in its own process.
     """
-    from memhtml.app.bootstrap.warm_helper import helper_status
+    from memhtml.app.bootstrap.warm_status import helper_status
 
     return STATUS_TYPE, _shaped(helper_status(os.environ))
 
@@ -49,7 +49,7 @@ def stop() -> CommandResult:
     A request already being answered finishes first. The next command that embeds starts a
     new helper unless MEMHTML_EMBED_HELPER is off.
     """
-    from memhtml.app.bootstrap.warm_helper import helper_status
+    from memhtml.app.bootstrap.warm_status import helper_status
 
     return STOP_TYPE, _shaped(helper_status(os.environ, stop=True))
 
