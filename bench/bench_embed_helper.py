@@ -30,7 +30,8 @@ PROGRAM: Final = "import sys; from memhtml.app.cli import main; sys.argv[0] = 'm
 MODES: Final = {
     "hybrid, no helper": {"MEMHTML_EMBED": "local", "MEMHTML_EMBED_HELPER": "off"},
     "hybrid, warm helper": {"MEMHTML_EMBED": "local", "MEMHTML_EMBED_HELPER": "on"},
-    "lexical (MEMHTML_EMBED=off)": {"MEMHTML_EMBED": "off"},
+    "lexical, no helper": {"MEMHTML_EMBED": "off", "MEMHTML_EMBED_HELPER": "off"},
+    "lexical, warm helper": {"MEMHTML_EMBED": "off", "MEMHTML_EMBED_HELPER": "on"},
 }
 
 
@@ -112,7 +113,7 @@ def main() -> int:
                 if isinstance(arms, list) and ("vector" in arms) != wants_vector:
                     raise SystemExit(f"{name}: arms {arms}")
                 times.setdefault((name, "search"), []).append(took)
-            for name in ("hybrid, no helper", "hybrid, warm helper"):
+            for name in MODES:
                 mode = MODES[name]
                 title = f"helper probe {name} {round_}"
                 claim = f"The probe service keeps setting {round_} at value {round_ * 3}."
@@ -130,7 +131,8 @@ def main() -> int:
                 cells.append(f"{statistics.median(got):.3f} s" if got else "—")
             print(f"| {name} | {' | '.join(cells)} |")
     finally:
-        _run(["helper", "stop"], on, runtime)
+        for mode in (on, MODES["lexical, warm helper"]):
+            _run(["helper", "stop"], mode, runtime)
         shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -17,7 +17,9 @@ from memhtml.ports.embedder import EmbeddingModel
 class ThreadHelper:
     """``serve`` on a daemon thread, listening in a private folder of its own."""
 
-    def __init__(self, embedder: EmbeddingModel, *, identity: str = "0123456789abcdef") -> None:
+    def __init__(
+        self, embedder: EmbeddingModel | None, *, identity: str = "0123456789abcdef"
+    ) -> None:
         self.embedder = embedder
         self.identity = identity
         runtime = Path(tempfile.mkdtemp(prefix="mh-"))
@@ -43,8 +45,10 @@ class ThreadHelper:
         self, *, local: EmbeddingModel | None = None, identity: str | None = None
     ) -> HelperEmbedder:
         """A client of this helper; it never starts another (``start`` reports failure)."""
+        chosen = local or self.embedder
+        assert chosen is not None, "a helper without a model needs the client's own"
         return HelperEmbedder(
-            local=local or self.embedder,
+            local=chosen,
             place=self.place,
             identity=identity or self.identity,
             start=lambda: False,

@@ -529,3 +529,21 @@ def test_a_forwarded_write_whose_caller_is_killed_lands_once(
     assert _here(["--repo", str(root), "doctor"], env)["healthy"] is True
     status, _, loaded = _cli(["--repo", str(root), "search", "caller died"], env)
     assert (status, loaded) == (0, False)
+
+
+def test_a_lexical_only_store_gets_a_helper_for_its_commands(
+    env: dict[str, str], warm: tuple[dict[str, str], Path]
+) -> None:
+    """MEMHTML_EMBED=off: nothing embeds, so the first forwardable command starts the helper
+    in the background and runs in its own process; the next ones run in the helper."""
+    lexical = {**env, "MEMHTML_EMBED": "off"}
+    args = ["--repo", str(warm[1]), "search", "ledger lock"]
+    status, first, loaded = _cli(args, lexical)
+    assert (status, loaded) == (0, True)
+    deadline = time.monotonic() + 30
+    while not helper_status(lexical).running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    status, out, loaded = _cli(args, lexical)
+    assert (status, loaded) == (0, False)
+    assert _steady(out) == _steady(first)
+    assert json.loads(out)["data"]["arms"] == json.loads(first)["data"]["arms"]

@@ -23,12 +23,13 @@ from memhtml.adapters.warm.wire import (
     send_frame,
     unpack_vectors,
 )
-from memhtml.app.bootstrap.warm_helper import (
+from memhtml.app.bootstrap.warm_helper import HelperSettings, read_helper_settings
+from memhtml.app.bootstrap.warm_key import (
     DEFAULT_IDLE_SECONDS,
-    HelperSettings,
-    read_helper_settings,
+    helper_key,
+    newest_source,
+    served_backend,
 )
-from memhtml.app.bootstrap.warm_key import helper_key, newest_source, served_backend
 from memhtml.domain.errors import InvalidInput
 from memhtml.ports.errors import ModelUnavailable
 from tests.warm_thread import SpaceOnly, ThreadHelper
@@ -140,7 +141,7 @@ def test_what_does_not_decide_the_vectors_keeps_the_key() -> None:
         ({}, "local"),
         ({"MEMHTML_EMBED": "e5"}, "e5"),
         ({"MEMHTML_EMBED": "bedrock"}, None),
-        ({"MEMHTML_EMBED": "off"}, None),
+        ({"MEMHTML_EMBED": "off"}, "off"),
         ({"MEMHTML_EMBED_HELPER": "off"}, None),
         ({"MEMHTML_EMBED": "nonsense"}, None),
     ],
@@ -262,3 +263,15 @@ def test_an_edited_program_gets_another_helper(monkeypatch: pytest.MonkeyPatch) 
     before = helper_key({})
     monkeypatch.setattr("memhtml.app.bootstrap.warm_key.code_stamp", lambda: 1)
     assert helper_key({}) != before
+
+
+def test_a_helper_without_a_model_refuses_to_embed() -> None:
+    """A lexical-only store's helper runs commands only: a vector is embedded here."""
+    helper = ThreadHelper(None)
+    local = HashingEmbedder(16)
+    client = helper.client(local=local)
+    assert client.embed_query("q") == local.embed_query("q")
+    assert not client.served_by_helper
+    hello = ask_helper(helper.place, "hello")
+    assert hello is not None
+    assert hello["watermark"] is None

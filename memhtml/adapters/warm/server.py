@@ -112,7 +112,7 @@ class _Activity:
 
 def serve(
     listener: socket.socket,
-    embedder: EmbeddingModel,
+    embedder: EmbeddingModel | None,
     *,
     identity: str,
     idle_seconds: float,
@@ -124,7 +124,8 @@ def serve(
 
     ``on_stop`` runs before the listener closes (it removes the socket path, so a client
     arriving during shutdown starts a new helper instead of queueing on a dying one).
-    ``commands`` runs forwarded commands; without it they are refused.
+    ``commands`` runs forwarded commands; without it they are refused. Without an
+    ``embedder`` (a lexical-only configuration) embedding requests are refused.
     """
     activity = _Activity()
     try:
@@ -148,7 +149,7 @@ def serve(
 
 def _answer(
     conn: socket.socket,
-    embedder: EmbeddingModel,
+    embedder: EmbeddingModel | None,
     identity: str,
     activity: _Activity,
     commands: CommandRunner | None,
@@ -171,7 +172,7 @@ def _answer(
 def _reply(
     conn: socket.socket,
     request: dict[str, object],
-    embedder: EmbeddingModel,
+    embedder: EmbeddingModel | None,
     identity: str,
     activity: _Activity,
 ) -> None:
@@ -179,7 +180,12 @@ def _reply(
     if op == "hello":
         send_frame(
             conn,
-            {"ok": True, "identity": identity, "pid": os.getpid(), "watermark": embedder.watermark},
+            {
+                "ok": True,
+                "identity": identity,
+                "pid": os.getpid(),
+                "watermark": None if embedder is None else embedder.watermark,
+            },
         )
         return
     if op == "stop":
@@ -191,7 +197,8 @@ def _reply(
         return
     texts, kind = request.get("texts"), request.get("kind")
     if (
-        op != "embed"
+        embedder is None
+        or op != "embed"
         or kind not in ("query", "documents")
         or not isinstance(texts, list)
         or not texts

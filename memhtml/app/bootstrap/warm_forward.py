@@ -15,10 +15,20 @@ commits whole or not at all, as it would have in its own process.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from memhtml.app.bootstrap.warm_key import helper_key, served_backend
+from memhtml.app.bootstrap.warm_key import (
+    DEFAULT_IDLE_SECONDS,
+    ENV_EMBED_HELPER_IDLE,
+    HELPER_MODULE,
+    MAX_IDLE_SECONDS,
+    helper_key,
+    served_backend,
+)
 
 if TYPE_CHECKING:
     from memhtml.adapters.warm.commands import CommandResult
@@ -88,4 +98,31 @@ def forwarded(
     request = CommandRequest(
         argv=argv, environ=environ, cwd=cwd, stdout_tty=stdout_tty, stderr_tty=stderr_tty
     )
-    return forward_command(place, key, request)
+    result = forward_command(place, key, request)
+    if result is None and served_backend(environ) == "off":
+        # Nothing embeds in a lexical-only store, so nothing else would start its helper.
+        start_in_background(key, environ)
+    return result
+
+
+def start_in_background(key: str, environ: Mapping[str, str]) -> None:
+    """Spawn the helper's launcher for ``key`` and leave it: this command does not wait for it
+    (it runs in its own process), the next one finds the helper. A helper already serving the
+    key makes the new one leave at once (its lock)."""
+    idle = environ.get(ENV_EMBED_HELPER_IDLE, "").strip()
+    if not (idle.isdigit() and idle.isascii() and 1 <= int(idle) <= MAX_IDLE_SECONDS):
+        idle = str(DEFAULT_IDLE_SECONDS)  # the command itself reports a bad value
+    null = os.devnull
+    # No helper this time if the spawn fails; the command runs here all the same.
+    with contextlib.suppress(OSError):
+        os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-m", HELPER_MODULE, key, idle],
+            dict(environ),
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
+            ],
+            setsid=True,
+        )

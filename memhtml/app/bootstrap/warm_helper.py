@@ -29,8 +29,11 @@ import attrs
 
 from memhtml.app.bootstrap.config import read_embed_settings
 from memhtml.app.bootstrap.warm_key import (
+    DEFAULT_IDLE_SECONDS,
     ENV_EMBED_HELPER,
+    ENV_EMBED_HELPER_IDLE,
     HELPER_MODULE,
+    MAX_IDLE_SECONDS,
     OFF_SPELLINGS,
     helper_key,
 )
@@ -45,11 +48,8 @@ if TYPE_CHECKING:
         [Sequence[str], Mapping[str, str], str, bool, bool], tuple[int, bytes, bytes]
     ]
     """``(argv, environ, cwd, stdout_tty, stderr_tty) -> (status, stdout, stderr)``."""
-    CommandsFactory = Callable[[EmbeddingModel], PlainRunner]
+    CommandsFactory = Callable[[EmbeddingModel | None], PlainRunner]
 
-ENV_EMBED_HELPER_IDLE: Final = "MEMHTML_EMBED_HELPER_IDLE"
-DEFAULT_IDLE_SECONDS: Final = 600
-MAX_IDLE_SECONDS: Final = 7 * 24 * 3600
 # The model's load plus the interpreter's start, on a loaded 2-core machine, with margin.
 START_TIMEOUT_S: Final = 60.0
 SERVED_BACKENDS: Final = frozenset({"local", "e5"})
@@ -219,10 +219,11 @@ def _serve(
             log.error("the environment's configuration is not the one asked for")
             return 1
         embedder = build_embedder(settings)
-        if embedder is None:
+        if embedder is None and settings.backend != "off":
             return 1
         listener = listen(place)
-        embedder.embed_query("warm")
+        if embedder is not None:
+            embedder.embed_query("warm")
     except Exception:
         log.exception("embedding helper could not start")
         return 1
@@ -274,7 +275,7 @@ def _adapted(plain: PlainRunner) -> Callable[[CommandRequest], CommandResult]:
 
 
 def _built_in_background(
-    commands: CommandsFactory, embedder: EmbeddingModel
+    commands: CommandsFactory, embedder: EmbeddingModel | None
 ) -> Callable[[CommandRequest], CommandResult]:
     """A runner that waits for ``commands(embedder)``, built on a thread of its own."""
     import logging

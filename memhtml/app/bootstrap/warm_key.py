@@ -27,11 +27,16 @@ HELPER_MODULE: Final = "memhtml.app.cli.warm_serve"
 """What ``python -m`` runs to start a helper."""
 ENV_EMBED: Final = "MEMHTML_EMBED"
 ENV_EMBED_HELPER: Final = "MEMHTML_EMBED_HELPER"
+ENV_EMBED_HELPER_IDLE: Final = "MEMHTML_EMBED_HELPER_IDLE"
+DEFAULT_IDLE_SECONDS: Final = 600
+MAX_IDLE_SECONDS: Final = 7 * 24 * 3600
 _MODEL: Final = "MEMHTML_EMBED_MODEL"
 _MODEL_DIR: Final = "MEMHTML_EMBED_MODEL_DIR"
 _THREADS: Final = "MEMHTML_EMBED_THREADS"
-# The backends whose model loads in the process, by their spellings (config.py's table).
-_LOCAL_SPELLINGS: Final = {"": "local", "local": "local", "on": "local", "e5": "e5"}
+# The backends a helper serves, by their spellings (config.py's table): the two whose model
+# loads in the process, and `off`, whose helper runs commands only. Bedrock is not served: its
+# credentials come from the environment of each command.
+_SERVED: Final = {"": "local", "local": "local", "on": "local", "e5": "e5", "off": "off"}
 OFF_SPELLINGS: Final = frozenset({"off", "0", "false", "no"})
 
 
@@ -40,11 +45,11 @@ def _value(environ: Mapping[str, str], name: str) -> str:
 
 
 def served_backend(environ: Mapping[str, str]) -> str | None:
-    """``local`` or ``e5`` when the environment embeds with a model loaded in the process and
-    the helper is not switched off; ``None`` otherwise."""
+    """``local``, ``e5`` or ``off`` when a helper may serve the environment (the helper is not
+    switched off); ``None`` otherwise."""
     if _value(environ, ENV_EMBED_HELPER).lower() in OFF_SPELLINGS:
         return None
-    return _LOCAL_SPELLINGS.get(_value(environ, ENV_EMBED).lower())
+    return _SERVED.get(_value(environ, ENV_EMBED).lower())
 
 
 @functools.cache
@@ -81,7 +86,7 @@ def helper_key(environ: Mapping[str, str]) -> str:
         "version": __version__,
         "code": code_stamp(),
         "python": sys.executable,
-        "backend": _LOCAL_SPELLINGS.get(_value(environ, ENV_EMBED).lower(), "other"),
+        "backend": _SERVED.get(_value(environ, ENV_EMBED).lower(), "other"),
         "model": _value(environ, _MODEL),
         "model_dir": os.path.abspath(os.path.expanduser(model_dir)) if model_dir else "",
         "threads": _value(environ, _THREADS),

@@ -47,8 +47,8 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
     settings = read_embed_settings(environ)
     helper = read_helper_settings(environ)
     reason: str | None = None
-    if settings.backend not in SERVED_BACKENDS:
-        reason = f"the {settings.backend} backend loads no local model"
+    if settings.backend not in SERVED_BACKENDS and settings.backend != "off":
+        reason = f"the {settings.backend} backend's commands run in their own process"
     elif not helper.enabled:
         reason = f"{ENV_EMBED_HELPER} is off"
     try:

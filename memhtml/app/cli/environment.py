@@ -85,11 +85,12 @@ ENVIRONMENT: Final[tuple[EnvironmentVariable, ...]] = (
     EnvironmentVariable(
         name="MEMHTML_EMBED_HELPER",
         description=(
-            "Local and e5 backends, command line only: on keeps the model loaded in one "
-            "background process (the warm helper, started by the first command that embeds) "
-            "so later commands embed in milliseconds, and reads and single writes run inside it; "
-            "off runs every command in its own process. memhtml helper status|stop shows or "
-            "ends it."
+            "Command line only: on keeps one background process per configuration (the warm "
+            "helper) with the program loaded, and the local or e5 model, so that reads and "
+            "single writes run inside it in a fraction of a second and other commands embed "
+            "in milliseconds; the first command that embeds (or, with MEMHTML_EMBED=off, the "
+            "first read or write) starts it. off runs every command in its own process. "
+            "memhtml helper status|stop shows or ends it; not used with bedrock."
         ),
         fallback="on",
     ),

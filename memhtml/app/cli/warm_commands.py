@@ -42,7 +42,7 @@ class _Captured(io.TextIOWrapper):
         return self._bytes.getvalue()
 
 
-def command_runner(embedder: EmbeddingModel) -> Runner:
+def command_runner(embedder: EmbeddingModel | None) -> Runner:
     """The runner the helper serves forwarded commands with, the program imported already."""
     # What a search or a recall loads, loaded now rather than by the first forwarded command.
     import memhtml.app.cli.commands.retrieval
