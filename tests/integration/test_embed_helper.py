@@ -547,3 +547,69 @@ def test_a_lexical_only_store_gets_a_helper_for_its_commands(
     assert (status, loaded) == (0, False)
     assert _steady(out) == _steady(first)
     assert json.loads(out)["data"]["arms"] == json.loads(first)["data"]["arms"]
+
+
+# Sends the command as the front door does and says so, then goes on waiting for the answer.
+SAYS_SENT: Final = (
+    "import sys\n"
+    "import memhtml.adapters.warm.commands as commands\n"
+    "plain = commands.send_frame\n"
+    "def send_then_say(*args, **kwargs):\n"
+    "    plain(*args, **kwargs)\n"
+    "    print('sent', file=sys.stderr, flush=True)\n"
+    "commands.send_frame = send_then_say\n"
+    "from memhtml.app.cli.front_door import main\n"
+    "sys.argv[0] = 'memhtml'\n"
+    "main()\n"
+)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.1])
+def test_a_helper_killed_under_a_forwarded_write_leaves_it_written_once(
+    env: dict[str, str], warm: tuple[dict[str, str], Path], delay: float
+) -> None:
+    """kill -9 of the helper at several moments of a write it was running: the command
+    falls back to its own process, which finishes or undoes the killed commit first and then
+    writes, or finds the content written (writes are keyed by their content), so the memory
+    exists exactly once and the store is healthy."""
+    root = warm[1]
+    _cli(["--repo", str(root), "search", "start this test's helper"], env)
+    # A forwarded command waits until the helper has imported the program: so the write
+    # below starts at once and the kill lands inside it, not before it.
+    assert _cli(["--repo", str(root), "search", "the runner is ready"], env)[2] is False
+    pid = _pid_of(env)
+    assert pid is not None
+    title = f"Written while its helper died ({delay})"
+    caller = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            SAYS_SENT,
+            "--repo",
+            str(root),
+            "write",
+            "--type",
+            "semantic",
+            "--title",
+            title,
+            "--claim",
+            f"This write lost its helper after {delay} s.",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert caller.stderr is not None
+    assert caller.stderr.readline() == b"sent\n"
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    out, _ = caller.communicate(timeout=120)
+    assert caller.returncode == 0, out
+    written = json.loads(out)["data"]
+    assert written["created"] or written["deduped"]
+    titles = [
+        hit["title"] for hit in _here(["--repo", str(root), "list", "--limit", "500"], env)["files"]
+    ]
+    assert titles.count(title) == 1
+    _here(["--repo", str(root), "index", "embed"], env)
+    assert _here(["--repo", str(root), "doctor"], env)["healthy"] is True
