@@ -470,20 +470,38 @@ def test_a_forwarded_write_is_a_write(warm: tuple[dict[str, str], Path]) -> None
     assert _here([*repo, "doctor"], env)["healthy"] is True
 
 
-# Sends the command as the front door does, says so on stdout, then waits to be killed.
-KILLED_AFTER_SENDING: Final = (
-    "import sys, time\n"
-    "import memhtml.adapters.warm.commands as commands\n"
-    "plain = commands.send_frame\n"
-    "def send_then_say(*args, **kwargs):\n"
-    "    plain(*args, **kwargs)\n"
-    "    print('sent', flush=True)\n"
-    "    time.sleep(60)\n"
-    "commands.send_frame = send_then_say\n"
-    "from memhtml.app.cli.front_door import main\n"
-    "sys.argv[0] = 'memhtml'\n"
-    "main()\n"
-)
+def _sending_probe(then: str) -> str:
+    """A caller that sends its command as the front door does, says ``sent`` on stderr, then
+    runs ``then`` (a statement) instead of going on."""
+    return (
+        "import sys, time\n"
+        "import memhtml.adapters.warm.commands as commands\n"
+        "plain = commands.send_frame\n"
+        "def send_then_say(*args, **kwargs):\n"
+        "    plain(*args, **kwargs)\n"
+        "    print('sent', file=sys.stderr, flush=True)\n"
+        f"    {then}\n"
+        "commands.send_frame = send_then_say\n"
+        "from memhtml.app.cli.front_door import main\n"
+        "sys.argv[0] = 'memhtml'\n"
+        "main()\n"
+    )
+
+
+def _write_from(
+    probe: str, root: Path, title: str, claim: str, env: Mapping[str, str]
+) -> subprocess.Popen[bytes]:
+    """``memhtml write`` run by ``probe``, once it said it sent the command."""
+    write = ["write", "--type", "semantic", "--title", title, "--claim", claim]
+    caller = subprocess.Popen(
+        [sys.executable, "-c", probe, "--repo", str(root), *write],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert caller.stderr is not None
+    assert caller.stderr.readline() == b"sent\n"
+    return caller
 
 
 def test_a_forwarded_write_whose_caller_is_killed_lands_once(
@@ -493,26 +511,8 @@ def test_a_forwarded_write_whose_caller_is_killed_lands_once(
     there, exactly once, and the store is healthy; the helper keeps serving."""
     env, root = warm
     title = "Written after its caller died"
-    caller = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            KILLED_AFTER_SENDING,
-            "--repo",
-            str(root),
-            "write",
-            "--type",
-            "semantic",
-            "--title",
-            title,
-            "--claim",
-            "The helper finished this write alone.",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-    )
-    assert caller.stdout is not None
-    assert caller.stdout.readline() == b"sent\n"
+    claim = "The helper finished this write alone."
+    caller = _write_from(_sending_probe("time.sleep(60)"), root, title, claim, env)
     caller.kill()
     caller.wait(timeout=30)
     deadline = time.monotonic() + 30
@@ -549,21 +549,6 @@ def test_a_lexical_only_store_gets_a_helper_for_its_commands(
     assert json.loads(out)["data"]["arms"] == json.loads(first)["data"]["arms"]
 
 
-# Sends the command as the front door does and says so, then goes on waiting for the answer.
-SAYS_SENT: Final = (
-    "import sys\n"
-    "import memhtml.adapters.warm.commands as commands\n"
-    "plain = commands.send_frame\n"
-    "def send_then_say(*args, **kwargs):\n"
-    "    plain(*args, **kwargs)\n"
-    "    print('sent', file=sys.stderr, flush=True)\n"
-    "commands.send_frame = send_then_say\n"
-    "from memhtml.app.cli.front_door import main\n"
-    "sys.argv[0] = 'memhtml'\n"
-    "main()\n"
-)
-
-
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.1])
 def test_a_helper_killed_under_a_forwarded_write_leaves_it_written_once(
     env: dict[str, str], warm: tuple[dict[str, str], Path], delay: float
@@ -580,27 +565,8 @@ def test_a_helper_killed_under_a_forwarded_write_leaves_it_written_once(
     pid = _pid_of(env)
     assert pid is not None
     title = f"Written while its helper died ({delay})"
-    caller = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            SAYS_SENT,
-            "--repo",
-            str(root),
-            "write",
-            "--type",
-            "semantic",
-            "--title",
-            title,
-            "--claim",
-            f"This write lost its helper after {delay} s.",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert caller.stderr is not None
-    assert caller.stderr.readline() == b"sent\n"
+    claim = f"This write lost its helper after {delay} s."
+    caller = _write_from(_sending_probe("pass"), root, title, claim, env)
     time.sleep(delay)
     os.kill(pid, signal.SIGKILL)
     out, _ = caller.communicate(timeout=120)
