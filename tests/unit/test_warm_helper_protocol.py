@@ -23,13 +23,18 @@ from memhtml.adapters.warm.wire import (
     send_frame,
     unpack_vectors,
 )
-from memhtml.app.bootstrap.warm_helper import HelperSettings, read_helper_settings
+from memhtml.app.bootstrap.warm_helper import (
+    HelperSettings,
+    command_line_embedder,
+    read_helper_settings,
+)
 from memhtml.app.bootstrap.warm_key import (
     DEFAULT_IDLE_SECONDS,
     helper_key,
     newest_source,
     served_backend,
 )
+from memhtml.app.bootstrap.warm_status import helper_status
 from memhtml.domain.errors import InvalidInput
 from memhtml.ports.errors import ModelUnavailable
 from tests.warm_thread import SpaceOnly, ThreadHelper
@@ -275,3 +280,20 @@ def test_a_helper_without_a_model_refuses_to_embed() -> None:
     hello = ask_helper(helper.place, "hello")
     assert hello is not None
     assert hello["watermark"] is None
+
+
+def test_without_posix_no_helper_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Unix sockets or fork: every command runs in its own process."""
+    monkeypatch.setattr("memhtml.app.bootstrap.warm_key.SUPPORTED", False)
+    assert served_backend({}) is None
+    local = command_line_embedder({"MEMHTML_EMBED": "local"})
+    assert local is not None
+    assert not isinstance(local, HelperEmbedder)
+
+
+def test_status_without_posix_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memhtml.app.bootstrap.warm_key.SUPPORTED", False)
+    found = helper_status({})
+    assert (found.enabled, found.running, found.socket) == (False, False, None)
+    assert found.reason is not None
+    assert "POSIX" in found.reason

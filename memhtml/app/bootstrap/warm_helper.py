@@ -36,6 +36,7 @@ from memhtml.app.bootstrap.warm_key import (
     MAX_IDLE_SECONDS,
     OFF_SPELLINGS,
     helper_key,
+    served_backend,
 )
 from memhtml.domain.errors import InvalidInput
 
@@ -108,6 +109,8 @@ def command_line_embedder(environ: Mapping[str, str]) -> EmbeddingModel | None:
     helper = read_helper_settings(environ)
     local = build_embedder(settings)
     if local is None or not helper.enabled or settings.backend not in SERVED_BACKENDS:
+        return local
+    if served_backend(environ) is None:  # not a POSIX system
         return local
     from memhtml.adapters.warm.client import HelperEmbedder
     from memhtml.adapters.warm.place import UnsafePlace, helper_place

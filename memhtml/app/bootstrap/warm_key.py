@@ -38,6 +38,9 @@ _THREADS: Final = "MEMHTML_EMBED_THREADS"
 # credentials come from the environment of each command.
 _SERVED: Final = {"": "local", "local": "local", "on": "local", "e5": "e5", "off": "off"}
 OFF_SPELLINGS: Final = frozenset({"off", "0", "false", "no"})
+# Unix sockets, fork and flock: a helper runs on POSIX systems only; elsewhere every command
+# runs in its own process, as with the helper switched off.
+SUPPORTED: Final = os.name == "posix" and hasattr(os, "fork")
 
 
 def _value(environ: Mapping[str, str], name: str) -> str:
@@ -47,7 +50,7 @@ def _value(environ: Mapping[str, str], name: str) -> str:
 def served_backend(environ: Mapping[str, str]) -> str | None:
     """``local``, ``e5`` or ``off`` when a helper may serve the environment (the helper is not
     switched off); ``None`` otherwise."""
-    if _value(environ, ENV_EMBED_HELPER).lower() in OFF_SPELLINGS:
+    if not SUPPORTED or _value(environ, ENV_EMBED_HELPER).lower() in OFF_SPELLINGS:
         return None
     return _SERVED.get(_value(environ, ENV_EMBED).lower())
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import attrs
 
+from memhtml.app.bootstrap import warm_key
 from memhtml.app.bootstrap.config import read_embed_settings
 from memhtml.app.bootstrap.warm_helper import SERVED_BACKENDS, read_helper_settings
 from memhtml.app.bootstrap.warm_key import ENV_EMBED_HELPER, helper_key
@@ -47,6 +48,16 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
     settings = read_embed_settings(environ)
     helper = read_helper_settings(environ)
     reason: str | None = None
+    if not warm_key.SUPPORTED:
+        return HelperStatus(
+            enabled=False,
+            running=False,
+            pid=None,
+            socket=None,
+            log=None,
+            idle_seconds=helper.idle_seconds,
+            reason="the warm helper needs a POSIX system (Unix sockets, fork)",
+        )
     if settings.backend not in SERVED_BACKENDS and settings.backend != "off":
         reason = f"the {settings.backend} backend's commands run in their own process"
     elif not helper.enabled:
