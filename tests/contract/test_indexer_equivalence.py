@@ -118,7 +118,9 @@ class History(ABC):
         elif kind == "remove" and args[0] in on_disk:
             self.git.remove_file(args[0])
         elif kind == "stage_move" and args[0] in in_head and args[0] in on_disk:
-            if args[1] not in on_disk and args[1] not in in_head:
+            # git mv refuses a path without an index entry (one staged away, then restored
+            # on disk by a revert): "not under version control".
+            if self.git.staged(args[0]) and args[1] not in on_disk and args[1] not in in_head:
                 self.git.stage_move(args[0], args[1])
         elif kind == "revert" and args[0] in in_head:
             blob = self.head_files()[args[0]]

@@ -90,6 +90,10 @@ class FakeGit:
         """Delete a working-tree file without staging the deletion."""
         del self._files[path]
 
+    def staged(self, path: str) -> bool:
+        """Whether ``path`` has an index entry (``git ls-files --cached``)."""
+        return path in self._index
+
     def stage_move(self, source: str, target: str) -> None:
         """``git mv`` without committing: the file and its index entry move."""
         self._files[target] = self._files.pop(source)

@@ -87,6 +87,15 @@ def run(kind: str, ops: list[tuple[Any, ...]]) -> tuple[Outcome, Outcome]:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(histories)
 @example([("commit", PATHS[1], True), ("stage_move", PATHS[1], PATHS[0]), ("revert", PATHS[1])])
+# A path staged away and restored on disk is untracked: a second `git mv` of it is refused.
+@example(
+    [
+        ("commit", PATHS[0], True),
+        ("stage_move", PATHS[0], PATHS[1]),
+        ("revert", PATHS[0]),
+        ("stage_move", PATHS[0], PATHS[2]),
+    ]
+)
 @example(
     [
         ("commit", PATHS[1], True),
