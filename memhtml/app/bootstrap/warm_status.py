@@ -9,7 +9,11 @@ import attrs
 
 from memhtml.app.bootstrap import warm_key
 from memhtml.app.bootstrap.config import read_embed_settings
-from memhtml.app.bootstrap.warm_helper import SERVED_BACKENDS, read_helper_settings
+from memhtml.app.bootstrap.warm_helper import (
+    SERVED_BACKENDS,
+    HelperSettings,
+    read_helper_settings,
+)
 from memhtml.app.bootstrap.warm_key import ENV_EMBED_HELPER, helper_key
 
 
@@ -49,15 +53,7 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
     helper = read_helper_settings(environ)
     reason: str | None = None
     if not warm_key.SUPPORTED:
-        return HelperStatus(
-            enabled=False,
-            running=False,
-            pid=None,
-            socket=None,
-            log=None,
-            idle_seconds=helper.idle_seconds,
-            reason="the warm helper needs a POSIX system (Unix sockets, fork)",
-        )
+        return _unusable("the warm helper needs a POSIX system (Unix sockets, fork)", helper)
     if settings.backend not in SERVED_BACKENDS and settings.backend != "off":
         reason = f"the {settings.backend} backend's commands run in their own process"
     elif not helper.enabled:
@@ -65,15 +61,7 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
     try:
         place = helper_place(helper_key(environ), environ)
     except UnsafePlace as e:
-        return HelperStatus(
-            enabled=False,
-            running=False,
-            pid=None,
-            socket=None,
-            log=None,
-            idle_seconds=helper.idle_seconds,
-            reason=str(e),
-        )
+        return _unusable(str(e), helper)
     # A helper started before the switch was turned off still answers, and can be stopped.
     answer = ask_helper(place, "stop" if stop else "hello")
     pid = answer.get("pid") if answer else None
@@ -83,6 +71,19 @@ def helper_status(environ: Mapping[str, str], *, stop: bool = False) -> HelperSt
         pid=pid if isinstance(pid, int) else None,
         socket=str(place.socket),
         log=str(place.log),
+        idle_seconds=helper.idle_seconds,
+        reason=reason,
+    )
+
+
+def _unusable(reason: str, helper: HelperSettings) -> HelperStatus:
+    """No helper can live here: not enabled, none running, no files."""
+    return HelperStatus(
+        enabled=False,
+        running=False,
+        pid=None,
+        socket=None,
+        log=None,
         idle_seconds=helper.idle_seconds,
         reason=reason,
     )
