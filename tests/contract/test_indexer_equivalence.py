@@ -194,6 +194,7 @@ def snapshot(db: Database) -> list[list[Any]]:
         ("delete", PATHS[0]),
     ]
 )
+@example([("commit", PATHS[0], True), ("update",), ("copy", PATHS[0], PATHS[3]), ("update",)])
 def test_updates_agree_with_a_rebuild(ops: list[tuple[Any, ...]]) -> None:
     """After any history, the updated index equals a fresh rebuild followed by one update."""
     world = World()

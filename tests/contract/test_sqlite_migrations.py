@@ -51,6 +51,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0008_known_at.sql",
             "0009_session_documents.sql",
             "0010_salience_order.sql",
+            "0011_live_chunk_owner.sql",
         ],
         ["S0001_init.sql"],
     ) == (index, state)
@@ -207,6 +208,7 @@ def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_pat
             "0008_known_at.sql",
             "0009_session_documents.sql",
             "0010_salience_order.sql",
+            "0011_live_chunk_owner.sql",
         ),
         "",
         "",

@@ -15,6 +15,7 @@ import attrs
 from memhtml.adapters.sqlite.connection import SqlValue, Write, WriteMany
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.domain.projection import FileProjection, FileRow
+from memhtml.domain.vocabulary import ARCHIVE_BUCKET
 
 # One list drives the column list and the update clause: a column added to FILE_COLUMNS
 # without a field in `FileRow` fails at import instead of shifting binds.
@@ -31,12 +32,25 @@ DELETE_CHILD_SQL: Final[tuple[str, ...]] = (
     "DELETE FROM file_citations WHERE path = ?",
     "DELETE FROM entity_terms WHERE path = ?",
 )
+# Files that share a body share its chunk rows, and a row names one owner: a path outside the
+# archive before one inside it, then the lowest path. The rule does not depend on the order in
+# which files are projected, so an update and a rebuild agree, and an archived copy never takes
+# the vector away from the live memory (migration 0011's trigger orders the same way).
+_ARCHIVE_PREFIX: Final = f"{ARCHIVE_BUCKET}/"
+
+
+def _owner_order(path: str) -> str:
+    """The terms that sort a chunk's candidate owners, best first (``ORDER BY`` or a row value)."""
+    return f"substr({path}, 1, {len(_ARCHIVE_PREFIX)}) = '{_ARCHIVE_PREFIX}', {path}"
+
+
 # Chunks of the current content survive, so an edit to the head alone keeps its vectors. A
-# stale chunk whose old content another file still holds moves to that file first (the lowest
-# path, as the delete trigger of migration 0002 does); only unshared stale chunks are deleted.
+# stale chunk whose old content another file still holds moves to the best of those files
+# first; only unshared stale chunks are deleted.
 REPOINT_STALE_CHUNKS_SQL: Final = (
     "UPDATE chunks SET path = (SELECT f.path FROM files f "
-    "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1 ORDER BY f.path LIMIT 1) "
+    "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1 "
+    f"ORDER BY {_owner_order('f.path')} LIMIT 1) "
     "WHERE path = ?1 AND content_hash <> ?2 AND EXISTS (SELECT 1 FROM files f "
     "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1)"
 )
@@ -58,11 +72,12 @@ INSERT_ENTITY_TERM_SQL: Final = (
     "INSERT INTO entity_terms (path, surface, entity_key) VALUES (?, ?, ?)"
 )
 # Upsert on the content-addressed id: an identical body elsewhere, or a moved file, keeps the
-# row and therefore its vector; the row points at the path projected last.
+# row and therefore its vector; the row moves only to a better owner than the one it names.
 UPSERT_CHUNK_SQL: Final = (
     "INSERT INTO chunks (chunk_id, path, content_hash, ordinal, text, char_count) "
     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chunk_id) DO UPDATE SET "
-    "path = excluded.path, ordinal = excluded.ordinal, text = excluded.text, "
+    f"path = CASE WHEN ({_owner_order('excluded.path')}) < ({_owner_order('chunks.path')}) "
+    "THEN excluded.path ELSE chunks.path END, ordinal = excluded.ordinal, text = excluded.text, "
     "char_count = excluded.char_count"
 )
 # A mined edge with the same (src, rel, dst) survives the authored-edge delete; a plain INSERT
@@ -139,8 +154,8 @@ def fresh_projection_writes(projections: Sequence[FileProjection]) -> list[Write
     Exact only for such files: with no ``files`` row, foreign keys leave them no tags,
     entities, facets, citations or chunks, so every per-file delete and the chunk re-point
     would change nothing, and grouping by statement cannot reorder anything that matters.
-    Edges have no foreign key, so the authored-edge delete stays. Chunk upserts keep the
-    files' order, so a chunk two of them share ends at the same path as file by file.
+    Edges have no foreign key, so the authored-edge delete stays. A chunk two of them share
+    ends at the same owner in any order (``UPSERT_CHUNK_SQL``).
     """
     paths = [(p.row.path,) for p in projections]
     return [
