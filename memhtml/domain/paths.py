@@ -146,6 +146,12 @@ def is_archived_path(path: str) -> bool:
     return path.split("/", 1)[0] == ARCHIVE_BUCKET
 
 
+def chunk_owner_order(path: str) -> tuple[bool, str]:
+    """Sort key of the files that hold one body, best owner of its shared chunks first: a live
+    memory before an archived copy, then the lowest path (docs/index-schema.md §3.3)."""
+    return (is_archived_path(path), path)
+
+
 def para_of(path: str) -> str:
     """The PARA bucket: the first path segment."""
     return path.split("/", 1)[0]

@@ -19,6 +19,7 @@ from memhtml.domain.fulltext import FullTextIndex, FullTextRow, fts_tokens
 from memhtml.domain.history import LineCommit, Span
 from memhtml.domain.lexical_context import ContextFacts
 from memhtml.domain.model import Citation, EntityRef, Facet
+from memhtml.domain.paths import chunk_owner_order
 from memhtml.domain.projection import FileProjection, FileRow
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import ScopeFacts
@@ -216,12 +217,12 @@ class MemoryTables:
 
     def delete_file(self, path: str) -> None:
         """Delete a row the way SQLite does: a chunk another file with the same content still
-        needs moves to the lowest such path (migration 0002's trigger); the children, the
-        remaining chunks and their vectors cascade away."""
+        needs moves to the best such file (``chunk_owner_order``, migration 0011's trigger);
+        the children, the remaining chunks and their vectors cascade away."""
         row = self.files.get(path)
         if row is None:
             return
-        heir = self._lowest_other_holder(row.content_hash, path)
+        heir = self._best_other_holder(row.content_hash, path)
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path == path:
                 if heir is not None:
@@ -240,7 +241,7 @@ class MemoryTables:
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path != path or chunk.content_hash == content_hash:
                 continue
-            heir = self._lowest_other_holder(chunk.content_hash, path)
+            heir = self._best_other_holder(chunk.content_hash, path)
             if heir is not None:
                 self.chunks[chunk_id] = attrs.evolve(chunk, path=heir)
             else:
@@ -256,8 +257,14 @@ class MemoryTables:
         self.citations[path] = projection.citations
         self.entity_terms[path] = projection.entity_terms
         for piece in projection.chunks:
+            # A shared row moves only to a better owner (migration 0011's upsert).
+            held = self.chunks.get(piece.chunk_id)
+            if held is not None and chunk_owner_order(held.path) < chunk_owner_order(path):
+                owner = held.path
+            else:
+                owner = path
             self.chunks[piece.chunk_id] = ChunkRecord(
-                path=path,
+                path=owner,
                 content_hash=content_hash,
                 ordinal=piece.ordinal,
                 text=piece.text,
@@ -310,9 +317,9 @@ class MemoryTables:
         if path in self.files:
             self.files[path] = attrs.evolve(self.files[path], content_hash=PARKED_PREFIX + path)
 
-    def _lowest_other_holder(self, content_hash: str, path: str) -> str | None:
+    def _best_other_holder(self, content_hash: str, path: str) -> str | None:
         holders = [p for p, r in self.files.items() if r.content_hash == content_hash and p != path]
-        return min(holders) if holders else None
+        return min(holders, key=chunk_owner_order) if holders else None
 
     def _check_unique_hash(self, row: FileRow) -> None:
         if row.archived or row.memory_type == TASK_TYPE:
