@@ -296,7 +296,9 @@ class MemoryTables:
                 children[target] = children.pop(source)
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path == source:
-                self.chunks[chunk_id] = attrs.evolve(chunk, path=target)
+                # The new path may rank below another holder of the body (REOWN_CHUNKS_SQL).
+                heir = self._best_other_holder(chunk.content_hash, "")
+                self.chunks[chunk_id] = attrs.evolve(chunk, path=heir or target)
         if with_state and source in self.access and target not in self.access:
             self.access[target] = attrs.evolve(self.access.pop(source), path=target)
 

@@ -21,6 +21,7 @@ from memhtml.adapters.sqlite.index_state import (
 )
 from memhtml.adapters.sqlite.projection_sql import (
     DELETE_AUTHORED_EDGES_SQL,
+    REOWN_CHUNKS_SQL,
     fresh_projection_writes,
     projection_writes,
     statement_count,
@@ -336,6 +337,7 @@ def rename_writes(source: str, target: str, *, with_state: bool) -> list[Write]:
         ("DELETE FROM edges WHERE src_path = ? AND dst_path = ?", (source, target)),
         ("UPDATE edges SET src_path = ? WHERE src_path = ?", (target, source)),
         ("UPDATE files SET path = ? WHERE path = ?", (target, source)),
+        (REOWN_CHUNKS_SQL, (target,)),
     ]
     if with_state:
         # No foreign key crosses databases: the access row moves in the same batch

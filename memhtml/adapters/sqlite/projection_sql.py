@@ -54,6 +54,13 @@ REPOINT_STALE_CHUNKS_SQL: Final = (
     "WHERE path = ?1 AND content_hash <> ?2 AND EXISTS (SELECT 1 FROM files f "
     "WHERE f.content_hash = chunks.content_hash AND f.path <> ?1)"
 )
+# A moved file keeps its chunks through ON UPDATE CASCADE, but its new path may rank below
+# another holder of the body (a task moved into the archive while a live copy remains).
+REOWN_CHUNKS_SQL: Final = (
+    "UPDATE chunks SET path = (SELECT f.path FROM files f "
+    "WHERE f.content_hash = chunks.content_hash "
+    f"ORDER BY {_owner_order('f.path')} LIMIT 1) WHERE path = ?"
+)
 DELETE_STALE_CHUNKS_SQL: Final = "DELETE FROM chunks WHERE path = ? AND content_hash <> ?"
 # Only the file's own authored edges: inbound edges are other files' assertions, and mined
 # (derived) edges belong to sleep. The unary `+` keeps the planner off edges_derived: without

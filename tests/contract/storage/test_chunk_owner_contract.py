@@ -29,8 +29,9 @@ def sharer(path: str) -> Memory:
     return Memory(path=path, claim="Ship the export fix.", title="Export fix", memory_type="task")
 
 
-def owners(storage: Storage) -> set[str]:
-    return set(storage.ranks.chunk_vectors(list(SHARERS), EMBEDDER.watermark))
+def owners(storage: Storage, paths: list[str] | None = None) -> set[str]:
+    asked = list(SHARERS) if paths is None else paths
+    return set(storage.ranks.chunk_vectors(asked, EMBEDDER.watermark))
 
 
 def test_the_rule_puts_live_memories_first_then_the_lowest_path() -> None:
@@ -47,11 +48,13 @@ def test_the_rule_puts_live_memories_first_then_the_lowest_path() -> None:
     backend=st.sampled_from(BACKENDS),
     order=st.permutations(SHARERS),
     removed=st.lists(st.sampled_from(SHARERS), unique=True, max_size=3),
+    archived=st.booleans(),
 )
 def test_the_best_remaining_holder_owns_the_shared_chunk(
-    backend: str, order: list[str], removed: list[str]
+    backend: str, order: list[str], removed: list[str], archived: bool
 ) -> None:
-    """Projected one by one in any order, then some removed: the best file left owns it."""
+    """Projected one by one in any order, then some removed, then the owner perhaps moved
+    into the archive: the best file left owns it."""
     with open_backend(backend) as storage:
         populate(storage, [sharer(order[0])])
         for path in order[1:]:
@@ -59,4 +62,10 @@ def test_the_best_remaining_holder_owns_the_shared_chunk(
         assert {min(SHARERS, key=chunk_owner_order)} == owners(storage)
         storage.index.remove_rows(removed)
         left = [p for p in SHARERS if p not in removed]
-        assert {min(left, key=chunk_owner_order)} == owners(storage)
+        owner = min(left, key=chunk_owner_order)
+        assert {owner} == owners(storage)
+        if archived and not owner.startswith("archive/"):
+            moved = f"archive/2027/{owner}"
+            storage.index.move_rows([(owner, moved)], with_state=False)
+            left = [moved if p == owner else p for p in left]
+            assert {min(left, key=chunk_owner_order)} == owners(storage, [*left])
