@@ -5,6 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.migrations import (
+    INDEX_MIGRATIONS_DIR,
+    load_migrations,
+    shipped_migrations,
+)
+
+# Every shipped index migration, in order (test_sqlite_migrations pins the names themselves).
+SHIPPED = tuple(m.name for m in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR)))
 
 
 def _delete_index(directory: Path) -> None:
@@ -59,18 +67,7 @@ def test_deleting_the_index_keeps_state(tmp_path: Path) -> None:
             db.all("SELECT * FROM index_state"),
         )
     assert (
-        (
-            "0001_init.sql",
-            "0002_chunk_owner.sql",
-            "0003_trace_files.sql",
-            "0004_lexical_context.sql",
-            "0005_frame_keys.sql",
-            "0006_arms.sql",
-            "0007_warm_search.sql",
-            "0008_known_at.sql",
-            "0009_session_documents.sql",
-            "0010_salience_order.sql",
-        ),
+        SHIPPED,
         1,
         [("areas/a.html", 3, -0.25)],
         [],
@@ -85,18 +82,7 @@ def test_state_can_be_attached_to_an_in_memory_index(tmp_path: Path) -> None:
     with Database.open(":memory:", state_path=state) as db:
         rows = (db.newly_applied, db.all("SELECT path FROM state.access"))
     assert (
-        (
-            "0001_init.sql",
-            "0002_chunk_owner.sql",
-            "0003_trace_files.sql",
-            "0004_lexical_context.sql",
-            "0005_frame_keys.sql",
-            "0006_arms.sql",
-            "0007_warm_search.sql",
-            "0008_known_at.sql",
-            "0009_session_documents.sql",
-            "0010_salience_order.sql",
-        ),
+        SHIPPED,
         [("areas/a.html",)],
     ) == rows
 
