@@ -65,11 +65,14 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
         "0010_salience_order.sql",
         "0011_live_chunk_owner.sql",
     )
-    assert (11, 1, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
-    assert (*index, "S0001_init.sql") == db.newly_applied
+    assert (11, 2, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    assert (*index, "S0001_init.sql", "S0002_access_static.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")
-    assert ([(name,) for name in index], [("S0001_init.sql",)]) == (ledger, state_ledger)
+    assert ([(name,) for name in index], [("S0001_init.sql",), ("S0002_access_static.sql",)]) == (
+        ledger,
+        state_ledger,
+    )
 
 
 def test_ledger_timestamps_are_utc_iso(open_db: Opener) -> None:

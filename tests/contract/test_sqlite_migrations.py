@@ -36,7 +36,7 @@ def write_dir(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_shipped_directories_hold_the_init_files() -> None:
-    """The package data ships 0001_init.sql and S0001_init.sql, found via importlib.resources."""
+    """The package data ships the index and state migrations, found via importlib.resources."""
     index = [m.name for m in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))]
     state = [m.name for m in load_migrations(shipped_migrations(STATE_MIGRATIONS_DIR))]
     assert (
@@ -53,7 +53,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0010_salience_order.sql",
             "0011_live_chunk_owner.sql",
         ],
-        ["S0001_init.sql"],
+        ["S0001_init.sql", "S0002_access_static.sql"],
     ) == (index, state)
 
 

@@ -179,7 +179,8 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
     main = {str(r[0]) for r in db.all(sql.format("main"))}
     state = {str(r[0]) for r in db.all(sql.format("state"))}
     assert main_expected == main
-    assert {"access_last", "entity_corroboration_pending"} == state
+    # access_static: ours, state migration S0002 (the salience arm's read cut).
+    assert {"access_last", "access_static", "entity_corroboration_pending"} == state
 
 
 def test_minimal_row_takes_the_defaults(db: Database) -> None:

@@ -7,12 +7,14 @@ from pathlib import Path
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.migrations import (
     INDEX_MIGRATIONS_DIR,
+    STATE_MIGRATIONS_DIR,
     load_migrations,
     shipped_migrations,
 )
 
-# Every shipped index migration, in order (test_sqlite_migrations pins the names themselves).
+# Every shipped migration, in order (test_sqlite_migrations pins the names themselves).
 SHIPPED = tuple(m.name for m in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR)))
+STATE_SHIPPED = tuple(m.name for m in load_migrations(shipped_migrations(STATE_MIGRATIONS_DIR)))
 
 
 def _delete_index(directory: Path) -> None:
@@ -34,7 +36,7 @@ def test_second_open_applies_nothing_and_keeps_the_ledgers(tmp_path: Path) -> No
             db.all("SELECT * FROM state.schema_migrations"),
         )
         counts = (db.newly_applied, db.migrations_applied, db.state_migrations_applied)
-    assert (ledgers, ((), len(ledgers[0]), 1)) == (again, counts)
+    assert (ledgers, ((), len(SHIPPED), len(STATE_SHIPPED))) == (again, counts)
 
 
 def test_both_files_run_in_wal_mode(tmp_path: Path) -> None:
@@ -68,7 +70,7 @@ def test_deleting_the_index_keeps_state(tmp_path: Path) -> None:
         )
     assert (
         SHIPPED,
-        1,
+        len(STATE_SHIPPED),
         [("areas/a.html", 3, -0.25)],
         [],
     ) == reopened

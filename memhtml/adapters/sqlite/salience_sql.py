@@ -21,10 +21,25 @@ over ~8.5 years old), overflows to infinity (over ~8 years ahead), or is 0 for a
 cannot read: there many memories tie and path decides, which the index order does not follow.
 When the last kept memory is outside the window, or fewer than ``?2`` are eligible, the arm
 takes every never-read memory instead, and answers as the full scan did.
+
+The read memories are cut too (state migration S0002). A read memory's salience is its
+*static part* ``ln(1 + access_count) + max(outcome_score, 0)`` plus its decay. Let ``T`` be the
+``?2``-th best static part among the eligible read memories: each of those ``?2`` scores at
+least ``T``. A memory last read more than :data:`RECENT_DAYS` days before the instant decays to
+less than :data:`OLD_DECAY_BOUND`, so when its static part is below ``T`` by more than that (and
+a margin far above float rounding) it cannot rank. The arm therefore scores only the rows at
+the top of the static index, plus every row whose ``last_accessed_at`` is missing (the file's
+``updated_at`` stands in) or may be recent: its text sorts at or after the date
+:data:`RECENT_DAYS` days before the instant (a later instant, or one ahead of the search, whose
+decay is not bounded by 1), or before ``"0"`` (where a signed number that ``julianday()`` might
+read sorts). Any other text is an ISO date (of any offset) or a Julian day number older than
+``RECENT_DAYS − 1`` days, or unreadable (decay 0). In a store where a fifth of 10,000 memories
+were read, over two years, that is about one read row in ten (BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Final
 
@@ -43,6 +58,17 @@ double: ``exp(−700)`` is ~1e-304 and ``exp(700)`` ~1e304, inside both limits (
 leaves the normal range, ``exp(709.8)`` overflows)."""
 
 _SAFE_MS: Final = SAFE_HOURS * MS_PER_HOUR
+# State migration S0002 indexes this expression; SQLite uses an expression index only for the
+# same text. access_count and outcome_score are NOT NULL, so no coalesce is needed.
+STATIC_SQL: Final = "(ln(1 + a.access_count) + max(a.outcome_score, 0.0))"
+RECENT_DAYS: Final = 30
+"""Read memories last read within this many days of the instant are always scored."""
+OLD_DECAY_BOUND: Final = math.exp(-SALIENCE_DECAY_PER_HOUR * (RECENT_DAYS - 1) * 24)
+"""The decay of a stamp whose date sorts before the recent window's first day: at least
+``RECENT_DAYS − 1`` days old, a day of slack for a stamp's UTC offset (at most 14 hours)."""
+# Far above the rounding of a sum of three doubles under 1e3, far below any real gap.
+_STATIC_MARGIN: Final = OLD_DECAY_BOUND + 1e-9
+_WINDOW_MS: Final = RECENT_DAYS * 24 * MS_PER_HOUR
 
 
 def salience_now_ms(now: str) -> int:
@@ -101,10 +127,24 @@ def salience_arm_sql(scope: Callable[[str], str], *, now: str, limit_param: int)
         "+ ln(1 + coalesce(a.access_count, 0)) + max(coalesce(a.outcome_score, 0.0), 0.0)"
     )
     # CROSS JOIN keeps the access table outer: its rows, not every file, are what is scored.
+    # The budget-th best static part among eligible read memories, from the static index;
+    # NULL when fewer are eligible, and then every read row is scored.
+    static_cut = (
+        f"(SELECT {STATIC_SQL} AS s FROM state.access a CROSS JOIN files f ON f.path = a.path "
+        f"WHERE {_eligible_sql(scope, 'f')} ORDER BY s DESC LIMIT 1 OFFSET {limit} - 1)"
+    )
+    # The recent window's first day as an ISO date; '' (every text sorts after it) when
+    # date() cannot say, so every row is scored then.
+    first_day = f"coalesce(date(({now} - {_WINDOW_MS}) / 1000.0, 'unixepoch'), '')"
+    may_rank = (
+        f"({STATIC_SQL} >= coalesce({static_cut} - {_STATIC_MARGIN!r}, -1e308) "
+        f"OR a.last_accessed_at IS NULL OR a.last_accessed_at >= {first_day} "
+        "OR a.last_accessed_at < '0')"
+    )
     read = (
         f"SELECT f.path AS path, {read_salience} AS salience "
         "FROM state.access a CROSS JOIN files f ON f.path = a.path "
-        f"WHERE {_eligible_sql(scope, 'f')}"
+        f"WHERE {may_rank} AND {_eligible_sql(scope, 'f')}"
     )
     unread = (
         f"SELECT path, {_decay_sql(now, 'ms')} AS salience FROM ("
