@@ -163,3 +163,20 @@ def test_an_unreadable_salience_instant_is_a_bug_not_a_query() -> None:
     plan = FusionPlan(arms=(arm_named("salience"),), now="yesterday")
     with pytest.raises(ValueError, match="unreadable"):
         build_rrf_sql(plan, assemble_scope())
+
+
+@pytest.mark.parametrize("by_vector", [True, False])
+def test_the_time_arm_reads_its_windows_from_the_day_index(by_vector: bool) -> None:
+    """Each window is a range of migration 0012's index on the stamp's day, so a query that
+    names a date does not test every file against every window."""
+    holes = ArmHoles(
+        file_filter=assemble_scope().file_filter,
+        gate="",
+        embed_model=TEST_SPACE,
+        now=NOW,
+        windows=6,
+        time_by_vector=by_vector,
+    )
+    params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)), "[]", "[]")
+    plan = open_index().all(f"EXPLAIN QUERY PLAN {ARM_SQL['time'](holes)}", params)
+    assert any("INDEX files_event_day (<expr>>? AND <expr><?)" in str(row[3]) for row in plan), plan

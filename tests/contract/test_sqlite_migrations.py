@@ -52,6 +52,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0009_session_documents.sql",
             "0010_salience_order.sql",
             "0011_live_chunk_owner.sql",
+            "0012_event_day.sql",
         ],
         ["S0001_init.sql", "S0002_access_static.sql"],
     ) == (index, state)
@@ -209,6 +210,7 @@ def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_pat
             "0009_session_documents.sql",
             "0010_salience_order.sql",
             "0011_live_chunk_owner.sql",
+            "0012_event_day.sql",
         ),
         "",
         "",

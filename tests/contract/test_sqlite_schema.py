@@ -174,6 +174,7 @@ def test_every_index_of_the_spec_exists(db: Database) -> None:
         "files_recency",  # ours, migration 0007
         "history_commits_at", "file_spans_blob", "file_spans_from", "file_spans_open",  # 0008
         "files_salience_order",  # ours, migration 0010
+        "files_event_day",  # ours, migration 0012
     }  # fmt: skip
     sql = "SELECT name FROM {}.sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'"
     main = {str(r[0]) for r in db.all(sql.format("main"))}

@@ -193,12 +193,13 @@ def _time_sql(holes: ArmHoles) -> str:
     # by the own text's bm25 under the any-term form (`replace` turns the all-terms form's
     # joiner back; a term is a lowercased token or quoted phrase, so never holds " AND ").
     # Days compare as text: the stamp's first ten characters against ISO bounds
-    # (domain.query_dates.DateWindow.holds).
+    # (domain.query_dates.DateWindow.holds). The set of files inside some window is computed
+    # once, each window a range of migration 0012's index on that very expression.
     if holes.windows is None:
         raise ValueError("the time arm needs the query's windows")
     inside = (
-        f"EXISTS (SELECT 1 FROM json_each(?{holes.windows}) w "
-        "WHERE substr(coalesce(f.event_at, f.created_at), 1, 10) "
+        f"f.rowid IN (SELECT g.rowid FROM json_each(?{holes.windows}) w JOIN files g "
+        "ON substr(coalesce(g.event_at, g.created_at), 1, 10) "
         "BETWEEN substr(w.value, 1, 10) AND substr(w.value, 12))"
     )
     if not holes.time_by_vector:
