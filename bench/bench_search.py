@@ -32,9 +32,15 @@ import sqlite_vec
 from bench.machine import machine_line, percentile_ms
 from memhtml.adapters.hashing.embedder import HashingEmbedder
 from memhtml.adapters.numpy import NumpyPairwiseCosine
+from memhtml.adapters.sqlite.arm_sql import (
+    ArmHoles,
+)
 from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
 from memhtml.adapters.sqlite.context_sql import refresh_context_writes
-from memhtml.adapters.sqlite.retrieval_sql import ArmHoles, FusionPlan, run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import (
+    FusionPlan,
+    run_fusion,
+)
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.session_sql import REFRESH_SESSION_WRITES

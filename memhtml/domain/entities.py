@@ -7,7 +7,7 @@ no model. Memories rank by the sum of the IDF weights of the entities they share
 counted inside the search scope, so a tag on nearly every memory weighs almost nothing
 (``docs/ranking.md §2.6``).
 
-Everything here is pure; the SQLite arm (``adapters/sqlite/retrieval_sql``) is held to
+Everything here is pure; the SQLite arm (``adapters/sqlite/arm_sql``) is held to
 :func:`entity_ranking` by the contract suites.
 """
 

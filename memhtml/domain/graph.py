@@ -9,7 +9,7 @@ so an agent can see why it is there (``docs/ranking.md §2.7``). A seed linked t
 reached too: the link corroborates it, so a fix the vector arm already found still outranks a
 look-alike nothing links to.
 
-Pure; the SQLite arm (``adapters/sqlite/retrieval_sql``) is held to :func:`graph_ranking` by the
+Pure; the SQLite arm (``adapters/sqlite/arm_sql``) is held to :func:`graph_ranking` by the
 contract suites. Evidence and weights are integers so every sum is exact in any order.
 """
 

@@ -3,7 +3,7 @@
 "What did Joanna plan in May 2023?" asks about memories of one month. The words carry no
 trace of that: the month is in the memory's event time, not in its text. This module reads
 the dates a query names into inclusive day windows; the ``time`` arm then ranks the memories
-whose event time falls inside one of them by meaning (``adapters/sqlite/retrieval_sql.py``,
+whose event time falls inside one of them by meaning (``adapters/sqlite/arm_sql.py``,
 twin in ``adapters/memory/rank_store.py``).
 
 Read, in English, case-insensitively:

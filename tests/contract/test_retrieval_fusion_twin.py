@@ -16,8 +16,14 @@ from typing import Final
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from memhtml.adapters.sqlite.arm_sql import (
+    ArmHoles,
+)
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import ArmHoles, FusionPlan, run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import (
+    FusionPlan,
+    run_fusion,
+)
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 from memhtml.adapters.sqlite.vectors import pack_f32

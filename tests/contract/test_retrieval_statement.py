@@ -8,12 +8,14 @@ from typing import Final
 import attrs
 import pytest
 
-from memhtml.adapters.sqlite.retrieval_sql import (
+from memhtml.adapters.sqlite.arm_sql import (
     ARM_SQL,
     ArmHoles,
+    graph_ctes,
+)
+from memhtml.adapters.sqlite.retrieval_sql import (
     FusionPlan,
     build_rrf_sql,
-    graph_ctes,
     run_fusion,
 )
 from memhtml.adapters.sqlite.scope_sql import assemble_scope

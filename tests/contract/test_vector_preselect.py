@@ -15,12 +15,14 @@ from typing import Final
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import (
+from memhtml.adapters.sqlite.arm_sql import (
     PARAM_QUERY_VECTOR,
     ArmHoles,
-    bound_params,
     vector_distances_sql,
+)
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.retrieval_sql import (
+    bound_params,
 )
 from memhtml.adapters.sqlite.scope_sql import AssembledScope, assemble_scope
 from memhtml.adapters.sqlite.vector_preselect import (

@@ -6,10 +6,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from memhtml.adapters.sqlite.arm_sql import (
+    ArmHoles,
+)
 from memhtml.adapters.sqlite.candidate_store import text_or_none
 from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.adapters.sqlite.retrieval_sql import (
-    ArmHoles,
     FusionPlan,
     bound_params,
     fts_probe_sql,

@@ -25,7 +25,7 @@ ALIAS_TOKEN: Final = "{alias}"
 
 FIRST_SCOPE_PARAM: Final = 6
 """Scope values bind from ``?6``: ``?1``–``?5`` are the query, two limits, the vector and the
-query's entities (``retrieval_sql.FIXED_PARAMS``)."""
+query's entities (``arm_sql.FIXED_PARAMS``)."""
 
 Bind = Callable[[str], str]
 """Takes a value to bind and returns the placeholder text that refers to it."""

@@ -30,13 +30,15 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import (
+from memhtml.adapters.sqlite.arm_sql import (
     FIXED_PARAMS,
     PARAM_QUERY_VECTOR,
     ArmHoles,
-    bound_params,
     vector_distances_sql,
+)
+from memhtml.adapters.sqlite.connection import Database
+from memhtml.adapters.sqlite.retrieval_sql import (
+    bound_params,
 )
 from memhtml.adapters.sqlite.scope_sql import AssembledScope
 
