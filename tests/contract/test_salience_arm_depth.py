@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
 from memhtml.adapters.sqlite.salience_sql import salience_arm_sql
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
-from memhtml.domain.fusion import RANK_ARMS, fuse
+from memhtml.domain.fusion import RANK_ARMS, Fused, fuse
 from memhtml.domain.reinforce import AccessRow
 from memhtml.domain.scope import SearchScope, scope_admits
 from tests.fakes.retrieval_rows import MemoryRow, load_rows, open_index, scope_facts
@@ -119,6 +120,19 @@ def test_salience_arm_equals_its_twin(
     assert [(f.path, f.ranks) for f in actual] == [(f.path, f.ranks) for f in expected]
 
 
+def salience_arm_alone(db: Database, *, arm_limit: int) -> tuple[Fused, ...]:
+    """The salience arm's list through the fused statement, unscoped, as the store runs it."""
+    return run_fusion(
+        db,
+        FusionPlan(arms=SALIENCE_ARM, now=NOW),
+        assemble_scope(SearchScope()),
+        match=None,
+        vector=None,
+        limit=100,
+        arm_limit=arm_limit,
+    )
+
+
 def test_old_memories_past_the_cut_tie_at_zero_and_are_ordered_by_path() -> None:
     """Fifty memories decayed to 0 tie; the arm keeps the first forty by path, not by stamp."""
     rows = tuple(
@@ -127,15 +141,7 @@ def test_old_memories_past_the_cut_tie_at_zero_and_are_ordered_by_path() -> None
     )
     db = open_index()
     load_rows(db, rows)
-    found = run_fusion(
-        db,
-        FusionPlan(arms=SALIENCE_ARM, now=NOW),
-        assemble_scope(SearchScope()),
-        match=None,
-        vector=None,
-        limit=100,
-        arm_limit=40,
-    )
+    found = salience_arm_alone(db, arm_limit=40)
     assert [f.path for f in found] == [f"areas/m{n:02d}.html" for n in range(40)]
 
 
@@ -185,15 +191,7 @@ def test_a_recent_read_lifts_a_memory_past_the_static_cut(
     )
     db = open_index()
     load_rows(db, tuple(rows), access=tuple(access))
-    found = run_fusion(
-        db,
-        FusionPlan(arms=SALIENCE_ARM, now=NOW),
-        assemble_scope(SearchScope()),
-        match=None,
-        vector=None,
-        limit=100,
-        arm_limit=10,
-    )
+    found = salience_arm_alone(db, arm_limit=10)
     expected = salience_order(rows, tuple(access), NOW)[:10]
     assert "areas/recent.html" == expected[0]
     assert expected == [f.path for f in found]
