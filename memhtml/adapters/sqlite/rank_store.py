@@ -6,9 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from memhtml.adapters.sqlite.arm_sql import (
-    ArmHoles,
-)
+from memhtml.adapters.sqlite.arm_sql import ArmHoles
 from memhtml.adapters.sqlite.candidate_store import text_or_none
 from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.adapters.sqlite.retrieval_sql import (
@@ -35,6 +33,12 @@ _COVERAGE_SQL: Final = (
     "(SELECT coalesce(?1, (SELECT embed_model FROM index_state WHERE id = 1)) AS model) space"
 )
 
+# What this connection changed, and whether another connection committed to the index file,
+# since the last census: while neither moved, no row of chunks, embeddings or index_state did
+# (every change to them is an INSERT, UPDATE or DELETE on some connection), so the census
+# stands. Counting 10,000 chunks and their vectors took ~0.9 ms of every search.
+_CHANGES_SQL: Final = "SELECT total_changes(), data_version FROM main.pragma_data_version"
+
 # Every embedded chunk of the listed paths in one space, in chunk order.
 _CHUNK_VECTORS_SQL: Final = (
     "SELECT c.path, e.vec FROM chunks c JOIN embeddings e ON e.chunk_id = c.chunk_id "
@@ -51,6 +55,7 @@ class SqliteRankStore:
         self._db = db
         # Built on the first vector search: numpy is imported only by a process that embeds.
         self._vectors: VectorPreselector | None = None
+        self._census: tuple[tuple[SqlValue, ...], VectorCensus] | None = None
 
     @property
     def has_state(self) -> bool:
@@ -59,10 +64,19 @@ class SqliteRankStore:
 
     def vector_census(self, model: str | None) -> VectorCensus:
         """See ``RankStore.vector_census``."""
+        changes = self._db.get(_CHANGES_SQL, operation="read vector coverage")
+        key = (model, *(changes or ()))
+        held = self._census
+        if held is not None and held[0] == key:
+            return held[1]
         row = self._db.get(_COVERAGE_SQL, (model,), operation="read vector coverage")
         if row is None:  # pragma: no cover - a scalar SELECT always yields a row
             return VectorCensus(chunks=0, embedded=0, model=model)
-        return VectorCensus(chunks=_int(row[0]), embedded=_int(row[1]), model=text_or_none(row[2]))
+        census = VectorCensus(
+            chunks=_int(row[0]), embedded=_int(row[1]), model=text_or_none(row[2])
+        )
+        self._census = (key, census)
+        return census
 
     def holds_every_term(self, lexical: LexicalQuery, scope: SearchScope) -> bool:
         """See ``RankStore.holds_every_term``."""
