@@ -222,7 +222,7 @@ class MemoryTables:
         row = self.files.get(path)
         if row is None:
             return
-        heir = self._best_other_holder(row.content_hash, path)
+        heir = self._best_holder(row.content_hash, excluding=path)
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path == path:
                 if heir is not None:
@@ -241,7 +241,7 @@ class MemoryTables:
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path != path or chunk.content_hash == content_hash:
                 continue
-            heir = self._best_other_holder(chunk.content_hash, path)
+            heir = self._best_holder(chunk.content_hash, excluding=path)
             if heir is not None:
                 self.chunks[chunk_id] = attrs.evolve(chunk, path=heir)
             else:
@@ -297,7 +297,7 @@ class MemoryTables:
         for chunk_id, chunk in list(self.chunks.items()):
             if chunk.path == source:
                 # The new path may rank below another holder of the body (REOWN_CHUNKS_SQL).
-                heir = self._best_other_holder(chunk.content_hash, "")
+                heir = self._best_holder(chunk.content_hash)
                 self.chunks[chunk_id] = attrs.evolve(chunk, path=heir or target)
         if with_state and source in self.access and target not in self.access:
             self.access[target] = attrs.evolve(self.access.pop(source), path=target)
@@ -319,8 +319,10 @@ class MemoryTables:
         if path in self.files:
             self.files[path] = attrs.evolve(self.files[path], content_hash=PARKED_PREFIX + path)
 
-    def _best_other_holder(self, content_hash: str, path: str) -> str | None:
-        holders = [p for p, r in self.files.items() if r.content_hash == content_hash and p != path]
+    def _best_holder(self, content_hash: str, *, excluding: str | None = None) -> str | None:
+        holders = [
+            p for p, r in self.files.items() if r.content_hash == content_hash and p != excluding
+        ]
         return min(holders, key=chunk_owner_order) if holders else None
 
     def _check_unique_hash(self, row: FileRow) -> None:

@@ -1,4 +1,4 @@
--- The time arm (adapters/sqlite/retrieval_sql.py) keeps the memories whose event time, else
+-- The time arm (adapters/sqlite/arm_sql.py) keeps the memories whose event time, else
 -- creation time, falls on a day inside a window the query names, comparing the stamp's first
 -- ten characters as text (domain/query_dates.DateWindow.holds). Without an index it tested
 -- every file against every window, parsing the windows' JSON again for each file: a query
