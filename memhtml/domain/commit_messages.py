@@ -6,6 +6,7 @@ list of what the agent did, each line short enough for any log viewer.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from memhtml.domain.control_chars import strip_controls
@@ -18,6 +19,12 @@ ELLIPSIS: Final = "…"
 UNTITLED_SUBJECT: Final = "(untitled)"
 SESSION_TRAILER: Final = "Memhtml-Session"
 PROMPT_TRAILER: Final = "Memhtml-Prompt"
+REQUEST_TRAILER: Final = "Memhtml-Request"
+"""Names the command invocation that made the commit, so a command run again after losing
+the process that ran it (the warm helper killed mid-command) finds its own commit."""
+REQUEST_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9-]{1,64}")
+_REQUEST_LINE: Final = re.compile(rf"^{REQUEST_TRAILER}: ({REQUEST_ID_PATTERN.pattern})$", re.M)
+_TRAILER_LINE: Final = re.compile(r"[A-Za-z0-9-]+: \S.*")
 
 INIT_SUBJECT: Final = "scaffold the memory repository"
 OP_INIT: Final = "init"
@@ -106,3 +113,32 @@ def batch_subject(changed_ops: tuple[str, ...], single_write_title: str | None) 
     if count and all(op == OP_WRITE for op in changed_ops):
         return f"{count} memories"
     return f"{count} ops"
+
+
+def with_request(message: str, request_id: str | None) -> str:
+    """``message`` with a ``Memhtml-Request: <id>`` trailer (``None``: unchanged): added to
+    the trailer block that ends the message, so git still reads the session trailers, or as a
+    block of its own; ``request_id`` matches :data:`REQUEST_ID_PATTERN`.
+
+    Raises:
+        ValueError: ``request_id`` does not match the pattern.
+    """
+    if request_id is None:
+        return message
+    if not REQUEST_ID_PATTERN.fullmatch(request_id):
+        raise ValueError("a request id is 1-64 ASCII letters, digits or hyphens")
+    text = message.rstrip("\n")
+    blocks = text.split("\n\n")
+    ends_with_trailers = len(blocks) > 1 and all(
+        _TRAILER_LINE.fullmatch(line) for line in blocks[-1].split("\n")
+    )
+    joint = "\n" if ends_with_trailers else "\n\n"
+    return f"{text}{joint}{REQUEST_TRAILER}: {request_id}\n"
+
+
+def request_of(message: str) -> str | None:
+    """The request id of a message's last block, or ``None``; an id written by
+    :func:`with_request` is found whatever the message's text above it."""
+    last = message.rstrip("\n").rsplit("\n\n", 1)[-1]
+    found = _REQUEST_LINE.findall(last)
+    return found[-1] if found else None

@@ -65,6 +65,21 @@ class LineStep:
     changes: tuple[tuple[str, str | None], ...] = ()
 
 
+@attrs.frozen(kw_only=True)
+class CommitNote:
+    """One commit of HEAD's first-parent line as ``git log --first-parent`` shows it.
+
+    Attributes:
+        sha: The commit.
+        parent: Its first parent; ``None`` for a root commit.
+        message: The whole message, trailers included.
+    """
+
+    sha: str
+    parent: str | None
+    message: str
+
+
 def _from_path_matches_status(
     entry: DiffEntry, _: attrs.Attribute[str | None], value: str | None
 ) -> None:
@@ -200,6 +215,15 @@ class GitPort(Protocol):
         The line is walked from HEAD back along first parents and the first commit not after
         the instant wins, so a clock that ran backwards between two commits cannot make an
         older tree answer for a later instant.
+
+        Raises:
+            GitFailure: The repository cannot be read.
+        """
+        ...
+
+    def recent_commits(self, limit: int) -> tuple[CommitNote, ...]:
+        """Up to ``limit`` commits of HEAD's first-parent line, HEAD first; empty when HEAD is
+        unborn. A command finds its own commit by its trailer here (``landed_request.py``).
 
         Raises:
             GitFailure: The repository cannot be read.

@@ -659,6 +659,31 @@ def test_commit_at_on_an_unborn_head_is_none(
     assert None is git.commit_at(EPOCH_2026)
 
 
+# --- recent_commits (a command's own commit, found by its trailer) ----------------------------
+
+
+@pytest.mark.parametrize("kind", IMPLEMENTATIONS)
+def test_recent_commits_walk_first_parents_from_head_with_whole_messages(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Newest first, each with its first parent and its message as written (trailers and
+    non-ASCII kept), cut at ``limit``; an unborn HEAD has none."""
+    git, writer = timed_repository(kind, tmp_path, monkeypatch, [EPOCH_2026 + n for n in range(3)])
+    assert () == git.recent_commits(5)
+    messages = ["memhtml(write): one\n", "memhtml(archive): zwei — ü\n", "three\n\nMemhtml-X: y\n"]
+    shas: list[str] = []
+    for n, message in enumerate(messages):
+        change = writes({"areas/inbox/a.html": f"<p>v{n}</p>\n".encode()})
+        shas.append(writer.commit(change, message, expected_head=git.head()))
+    notes = git.recent_commits(5)
+    assert [(shas[2], shas[1]), (shas[1], shas[0]), (shas[0], None)] == [
+        (note.sha, note.parent) for note in notes
+    ]
+    assert messages[::-1] == [note.message for note in notes]
+    assert notes[:2] == git.recent_commits(2)
+    assert () == git.recent_commits(0)
+
+
 # --- first_parent_changes (the transaction-time spans) ---------------------------------------
 
 

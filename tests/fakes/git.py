@@ -24,6 +24,7 @@ import attrs
 from memhtml.ports.clock import Clock
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
+    CommitNote,
     DiffEntry,
     LineStep,
     PathRefused,
@@ -141,6 +142,16 @@ class FakeGit:
         while sha is not None and self._commits[sha].time > epoch_seconds:
             sha = self._commits[sha].parent
         return sha
+
+    def recent_commits(self, limit: int) -> tuple[CommitNote, ...]:
+        """See ``GitPort.recent_commits``."""
+        self._require("recent_commits")
+        return tuple(
+            CommitNote(
+                sha=sha, parent=self._commits[sha].parent, message=self._commits[sha].message
+            )
+            for sha in self.history()[: max(0, limit)]
+        )
 
     def first_parent_changes(self, stop: str | None) -> tuple[LineStep, ...] | None:
         """See ``GitPort.first_parent_changes``."""

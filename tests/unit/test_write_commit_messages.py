@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memhtml.domain.commit_messages import (
     ELLIPSIS,
+    REQUEST_ID_PATTERN,
     SUBJECT_MAX_UNITS,
     UNTITLED_SUBJECT,
     archive_subject,
@@ -14,6 +16,8 @@ from memhtml.domain.commit_messages import (
     commit_message,
     commit_subject_text,
     link_subject,
+    request_of,
+    with_request,
 )
 from memhtml.domain.control_chars import DISPLAY_CONTROL, strip_controls
 from memhtml.domain.model import collapse_whitespace
@@ -117,3 +121,52 @@ def test_no_control_character_reaches_a_commit_message(
     assert DISPLAY_CONTROL.search(message) is None
     kept = strip_controls(subject).replace("\r", " ").split()
     assert all(word in message for word in kept)
+
+
+REQUEST_IDS = st.from_regex(REQUEST_ID_PATTERN, fullmatch=True)
+
+
+@given(
+    subject=awkward_text,
+    body=st.none() | awkward_text,
+    session=st.none() | awkward_text,
+    prompt=st.none() | awkward_text,
+    request=REQUEST_IDS,
+)
+@example(subject="t", body="Reason: looks like a trailer", session=None, prompt=None, request="a")
+def test_a_request_trailer_is_read_back_and_changes_nothing_above_it(
+    subject: str, body: str | None, session: str | None, prompt: str | None, request: str
+) -> None:
+    """Whatever the message, its request id reads back, the text above it is unchanged, and
+    the session trailers stay in the message's last block, where git reads trailers."""
+    message = commit_message("archive", subject, body=body, session_id=session, prompt_id=prompt)
+    keyed = with_request(message, request)
+    assert request == request_of(keyed)
+    assert keyed.startswith(message.rstrip("\n") + "\n")
+    assert message == with_request(message, None)
+    last_block = keyed.rstrip("\n").rsplit("\n\n", 1)[-1]
+    session_lines = [line for line in message.split("\n") if line.startswith("Memhtml-Session: ")]
+    assert all(line in last_block.split("\n") for line in session_lines)
+
+
+def test_the_trailer_joins_the_session_block_or_starts_its_own() -> None:
+    with_session = commit_message("write", "t", session_id="s1")
+    assert "memhtml(write): t\n\nMemhtml-Session: s1\nMemhtml-Request: r-1\n" == (
+        with_request(with_session, "r-1")
+    )
+    assert "memhtml(write): t\n\nMemhtml-Request: r-1\n" == (
+        with_request(commit_message("write", "t"), "r-1")
+    )
+
+
+def test_no_request_is_read_from_a_message_without_one_or_from_its_body() -> None:
+    """Only the last block counts: a body line quoting the trailer is not a request."""
+    assert None is request_of(commit_message("write", "t", session_id="s"))
+    quoted = commit_message("correct", "t", body="Memhtml-Request: abc", session_id="s")
+    assert None is request_of(quoted)
+
+
+@pytest.mark.parametrize("bad", ["", "has space", "x" * 65, "ü", "a\nb"])
+def test_a_malformed_request_id_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="request id"):
+        with_request("memhtml(write): t\n", bad)

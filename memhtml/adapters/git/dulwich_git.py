@@ -41,6 +41,7 @@ from memhtml.adapters.git.tree_diff import LeafChange, leaf_changes
 from memhtml.adapters.git.watched_status import WatchedStatus
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git import (
+    CommitNote,
     DiffEntry,
     LineStep,
     StatusEntry,
@@ -55,6 +56,7 @@ LIST_TREE_OPERATION: Final = "list_tree"
 READ_BLOBS_OPERATION: Final = "read_blobs"
 COMMIT_AT_OPERATION: Final = "commit_at"
 FIRST_PARENTS_OPERATION: Final = "first_parent_changes"
+RECENT_COMMITS_OPERATION: Final = "recent_commits"
 DIFF_OPERATION: Final = "diff"
 STATUS_OPERATION: Final = "status"
 HASH_WORKING_FILE_OPERATION: Final = "hash_working_file"
@@ -130,6 +132,27 @@ class DulwichGit:
                     return sha.decode("ascii")
                 sha = commit.parents[0] if commit.parents else None
         return None
+
+    def recent_commits(self, limit: int) -> tuple[CommitNote, ...]:
+        """See ``GitPort.recent_commits``."""
+        op = RECENT_COMMITS_OPERATION
+        notes: list[CommitNote] = []
+        with git_operation(op), self._open(op) as repo:
+            sha = head_commit(repo)
+            while sha is not None and len(notes) < limit:
+                commit = repo[sha]
+                if not isinstance(commit, Commit):
+                    raise GitFailure(op)
+                parent = commit.parents[0] if commit.parents else None
+                notes.append(
+                    CommitNote(
+                        sha=sha.decode("ascii"),
+                        parent=None if parent is None else parent.decode("ascii"),
+                        message=commit.message.decode("utf-8", errors="replace"),
+                    )
+                )
+                sha = parent
+        return tuple(notes)
 
     def first_parent_changes(self, stop: str | None) -> tuple[LineStep, ...] | None:
         """See ``GitPort.first_parent_changes``."""
