@@ -579,3 +579,56 @@ def test_a_helper_killed_under_a_forwarded_write_leaves_it_written_once(
     assert titles.count(title) == 1
     _here(["--repo", str(root), "index", "embed"], env)
     assert _here(["--repo", str(root), "doctor"], env)["healthy"] is True
+
+
+def _git_subjects(root: Path) -> list[str]:
+    done = subprocess.run(
+        ["git", "-C", str(root), "log", "--format=%s"], capture_output=True, text=True, check=True
+    )
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("command", "step"),
+    [("archive", "commit.ref"), ("correct", "mutation.committed")],
+)
+def test_a_helper_killed_after_committing_a_move_leaves_it_done_once_and_reported_done(
+    env: dict[str, str], tmp_path: Path, command: str, step: str
+) -> None:
+    """The helper kills itself (SIGKILL) right after its commit moved the ref, or after the
+    whole commit; the command then runs in its own process, armed the same way. Were it to
+    commit again it would die at the same step: its exit 0 shows it found the helper's commit
+    by its request id and reported it, where it used to answer "no memory at <path>" (or, for
+    a correction keeping its title, "duplicate content"). One commit, a healthy store."""
+    root = tmp_path / "store"
+    _store(root, env, "moved")
+    armed = {**env, "MEMHTML_FAULT_AT": step}
+    status, _, loaded = _cli(["--repo", str(root), "search", "start an armed helper"], armed)
+    assert (status, loaded, helper_status(env).running) == (0, True, True)
+    pid = _pid_of(env)
+    assert pid is not None
+    target = next(
+        hit
+        for hit in _here(["--repo", str(root), "list"], env)["files"]
+        if hit["title"].endswith("Ledger lock holds 40 minutes")
+    )
+    args = (
+        ["archive", target["path"], "--reason", "no longer true"]
+        if command == "archive"
+        else ["correct", target["path"], "--title", target["title"], "--claim", "Now 25 minutes."]
+    )
+    before = len(_git_subjects(root))
+    status, out, loaded = _cli(["--repo", str(root), *args], armed)
+    assert (status, loaded) == (0, True), out
+    assert _wait_gone(pid)
+    data = json.loads(out)["data"]
+    subjects = _git_subjects(root)
+    assert (before + 1, f"memhtml({command})") == (len(subjects), subjects[0].split(":")[0])
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert (head, True) == (data["commitSha"], data["archivedPath"].startswith("archive/"))
+    listed = {hit["path"] for hit in _here(["--repo", str(root), "list"], env)["files"]}
+    assert (command == "correct") == (target["path"] in listed)
+    _here(["--repo", str(root), "index", "embed"], env)  # the successor's vector, left pending
+    assert _here(["--repo", str(root), "doctor"], env)["healthy"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from memhtml.adapters.html import parse_memory
@@ -9,6 +10,7 @@ from memhtml.app.errors import DirtyTree, MissingArgument
 from memhtml.app.use_cases.archive import ArchiveResult, archive_memory
 from memhtml.app.use_cases.link import LinkResult, link_memories
 from memhtml.app.use_cases.write import write_memory
+from memhtml.domain.commit_messages import request_of
 from memhtml.domain.errors import InvalidInput, InvalidMemory, NotFound
 from memhtml.domain.model import Link
 from memhtml.domain.write_requests import WriteRequest
@@ -160,3 +162,45 @@ def test_linking_from_a_dirty_file_is_refused(store: FakeStore) -> None:
     with pytest.raises(DirtyTree):
         link_memories(store.deps, A, "supports", B)
     assert before == store.snapshot()
+
+
+# --- run again by the same request (a warm helper lost after committing) -------------------
+
+
+def test_an_archive_run_again_by_its_request_answers_with_its_first_commit(
+    store: FakeStore,
+) -> None:
+    """The commit carries the request id; the same request run again, even after another
+    commit, reports that commit and commits nothing; another request, or none, is refused."""
+    keyed = attrs.evolve(store.deps, request_id="req-1")
+    first = archive_memory(keyed, A, "old")
+    assert "req-1" == request_of(store.commits[-1][1])
+    write_memory(store.deps, WriteRequest(title="Gamma", memory_type="semantic", claim="G."))
+    landed = len(store.commits)
+    assert first == archive_memory(keyed, "/" + A, "old")
+    assert landed == len(store.commits)
+    for other in (attrs.evolve(store.deps, request_id="req-2"), store.deps):
+        with pytest.raises(NotFound):
+            archive_memory(other, A, "old")
+
+
+def test_a_request_that_archived_another_memory_does_not_answer_for_this_one(
+    store: FakeStore,
+) -> None:
+    """Only a commit that moved this very target counts."""
+    archive_memory(store.deps, A, "old")
+    keyed = attrs.evolve(store.deps, request_id="req-b")
+    archive_memory(keyed, B, "old")
+    with pytest.raises(NotFound):
+        archive_memory(keyed, A, "old")
+
+
+def test_a_suffixed_archive_path_is_found_again(store: FakeStore) -> None:
+    """The second archive of one path in a year goes to ``…-2.html``; run again, the request
+    reports that path, not the first archive's."""
+    archive_memory(store.deps, A, "old")
+    write_memory(store.deps, WriteRequest(title="Alpha", memory_type="semantic", claim="A2."))
+    keyed = attrs.evolve(store.deps, request_id="req-2nd")
+    first = archive_memory(keyed, A, "again")
+    assert first.archived_path.endswith("alpha-2.html")
+    assert first == archive_memory(keyed, A, "again")

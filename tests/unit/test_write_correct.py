@@ -9,6 +9,7 @@ import pytest
 
 from memhtml.adapters.html import parse_memory, render_memory
 from memhtml.app.errors import DirtyTree
+from memhtml.app.use_cases.archive import archive_memory
 from memhtml.app.use_cases.correct import CorrectRequest, correct_memory
 from memhtml.app.use_cases.write import write_memory
 from memhtml.domain.errors import DuplicateContent, InvalidInput, InvalidMemory, NotFound
@@ -183,3 +184,38 @@ def test_a_dirty_target_is_refused(store: FakeStore) -> None:
     with pytest.raises(DirtyTree):
         correct_memory(store.deps, OLD, _fix())
     assert before == store.snapshot()
+
+
+# --- run again by the same request (a warm helper lost after committing) -------------------
+
+
+@pytest.mark.parametrize("title", ["Ledger lock holds for 40 minutes", "Ledger lock, measured"])
+def test_a_correction_run_again_by_its_request_answers_with_its_first_commit(
+    store: FakeStore, title: str
+) -> None:
+    """Kept title (the successor takes the target's path, so a second run would meet its own
+    content) or new title (the target is gone): the same request run again reports the first
+    commit and commits nothing; another request is refused as before."""
+    keyed = attrs.evolve(store.deps, request_id="req-fix")
+    first = correct_memory(keyed, OLD, _fix(title=title))
+    landed = len(store.commits)
+    again = correct_memory(keyed, OLD, _fix(title=title))
+    assert landed == len(store.commits)
+    assert (first.path, first.archived_path, first.commit_sha, first.content_hash) == (
+        again.path,
+        again.archived_path,
+        again.commit_sha,
+        again.content_hash,
+    )
+    with pytest.raises((NotFound, DuplicateContent)):
+        correct_memory(attrs.evolve(store.deps, request_id="req-other"), OLD, _fix(title=title))
+
+
+def test_a_request_that_archived_the_target_without_a_successor_is_no_correction(
+    store: FakeStore,
+) -> None:
+    """An ``archive`` under the same request id left no successor: still ``NotFound``."""
+    keyed = attrs.evolve(store.deps, request_id="req-arch")
+    archive_memory(keyed, OLD, "gone")
+    with pytest.raises(NotFound):
+        correct_memory(keyed, OLD, _fix())

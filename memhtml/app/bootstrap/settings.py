@@ -10,6 +10,8 @@ from typing import Final
 import attrs
 
 from memhtml.app.bootstrap.config import EmbedSettings, read_embed_settings
+from memhtml.app.bootstrap.warm_forward import REQUEST_VAR
+from memhtml.domain.commit_messages import REQUEST_ID_PATTERN
 from memhtml.domain.errors import InvalidInput
 from memhtml.ports.storage import StorageLocation
 
@@ -40,6 +42,8 @@ class Settings:
         git_email: Commit identity fallback email.
         storage: The storage backend's name in ``STORAGE_BACKENDS`` (``sqlite``; tests also
             use ``memory``).
+        request_id: The id the console script gives a forwarded ``archive`` or ``correct``
+            (``_MEMHTML_REQUEST``, ``bootstrap/warm_forward.py``), written into its commit.
     """
 
     root: Path
@@ -48,6 +52,7 @@ class Settings:
     git_name: str | None = None
     git_email: str | None = None
     storage: str = DEFAULT_STORAGE
+    request_id: str | None = None
 
     @property
     def index_path(self) -> Path:
@@ -97,4 +102,15 @@ def read_settings(root: str | Path, environ: Mapping[str, str] | None = None) ->
         fts_tokenizer=tokenizer,
         git_name=env.get(ENV_GIT_NAME, "").strip() or None,
         git_email=env.get(ENV_GIT_EMAIL, "").strip() or None,
+        request_id=_request_id(env),
     )
+
+
+def _request_id(env: Mapping[str, str]) -> str | None:
+    """The command invocation's id the console script set for a forwarded write, if any."""
+    value = env.get(REQUEST_VAR, "").strip()
+    if not value:
+        return None
+    if not REQUEST_ID_PATTERN.fullmatch(value):
+        raise InvalidInput(f"{REQUEST_VAR} must be 1-64 ASCII letters, digits or hyphens")
+    return value

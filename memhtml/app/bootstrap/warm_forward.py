@@ -10,7 +10,12 @@ and anything given ``-`` as an argument. A command that finds no helper, or whos
 not answer whole, runs in its own process; nothing here starts a helper.
 
 A forwarded write that lost its caller (killed, say) still finishes in the helper: it
-commits whole or not at all, as it would have in its own process.
+commits whole or not at all, as it would have in its own process. A write whose helper dies
+under it runs again here: ``write`` finds its content written and ``link`` its edge there,
+while ``archive`` and ``correct`` carry a request id (``_MEMHTML_REQUEST``, set by
+:func:`keyed_request` before forwarding, in this process's environment too) that their commit
+records, so the second run answers with the first run's commit instead of "no memory at …"
+(``use_cases/landed_request.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from memhtml.app.bootstrap.warm_key import (
@@ -53,6 +58,9 @@ _REPO: Final = "--repo"
 # Help and the version are answered by the front door or the program; `-` names stdin.
 _NEVER: Final = frozenset({"--help", "-h", "--version", "--", "-"})
 _MODEL_DIR: Final = "MEMHTML_EMBED_MODEL_DIR"
+REQUEST_VAR: Final = "_MEMHTML_REQUEST"
+# The forwarded commands that cannot tell their own earlier run from a missing target.
+_KEYED: Final = frozenset({"archive", "correct"})
 _COMPLETE: Final = "_MEMHTML_COMPLETE"
 
 
@@ -71,6 +79,16 @@ def command_word(argv: Sequence[str]) -> str | None:
         else:
             return None if word.startswith("-") else word
     return None
+
+
+def keyed_request(argv: Sequence[str], environ: MutableMapping[str, str]) -> None:
+    """Give an ``archive`` or ``correct`` that may go to a helper a request id in ``environ``
+    (kept if one is set): the helper and a run here after a lost helper then name the same
+    invocation."""
+    if environ.get(REQUEST_VAR, "").strip() or served_backend(environ) is None:
+        return  # an id given already, or no helper to lose
+    if command_word(argv) in _KEYED:
+        environ[REQUEST_VAR] = os.urandom(16).hex()
 
 
 def forwarded(

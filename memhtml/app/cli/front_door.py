@@ -103,8 +103,9 @@ def _print(text: str) -> int:
 def _forward(argv: Sequence[str]) -> int | None:
     """Run the command in a warm helper when one serves it (``bootstrap/warm_forward.py``):
     print what it printed, return its status; ``None`` to run it here."""
-    from memhtml.app.bootstrap.warm_forward import forwarded
+    from memhtml.app.bootstrap.warm_forward import forwarded, keyed_request
 
+    keyed_request(argv, os.environ)
     try:
         cwd = os.getcwd()
         stderr_tty = sys.stderr.isatty()

@@ -55,6 +55,7 @@ class StoreCore:
             embed=s.embeds if embed is None else embed,
             embedder=s.embedder,
             write_lock=s.write_lock,
+            request_id=s.settings.request_id,
         )
 
     def read_ports(self) -> ReadPorts:

@@ -9,6 +9,7 @@ import attrs
 from memhtml.app.errors import MissingArgument
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.app.use_cases.landed_request import landed_move
 from memhtml.app.use_cases.memory_files import (
     archive_destination,
     existing_memory,
@@ -19,6 +20,7 @@ from memhtml.app.use_cases.memory_files import (
 from memhtml.app.use_cases.mutation import Plan, run_mutation
 from memhtml.domain.commit_messages import OP_ARCHIVE, archive_subject, commit_message
 from memhtml.domain.datetimes import utc_stamp
+from memhtml.domain.errors import NotFound
 from memhtml.domain.model import collapse_whitespace
 
 
@@ -91,6 +93,9 @@ def archive_memory(deps: WriteDeps, raw_path: str, reason: str) -> ArchiveResult
         InvalidInput, NotFound, InvalidMemory, DirtyTree: See ``stage_archive``.
         IndexStale, EmbedModelMismatch: Before anything is written.
         HeadMoved: Other writers won every retry.
+
+    A target already moved by this request's own commit (``deps.request_id``) is reported as
+    that commit's result, not ``NotFound`` (``landed_request.py``).
     """
     why = checked_reason(reason)
 
@@ -99,7 +104,19 @@ def archive_memory(deps: WriteDeps, raw_path: str, reason: str) -> ArchiveResult
         message = commit_message(OP_ARCHIVE, archive_subject(staged.path, why))
         return Plan(outcome=staged, message=message)
 
-    landed = run_mutation(deps, plan)
+    try:
+        landed = run_mutation(deps, plan)
+    except NotFound:
+        done = landed_move(deps.git, deps.request_id, raw_path)
+        if done is None:
+            raise
+        # This command's first run (a warm helper lost mid-command) archived it already.
+        return ArchiveResult(
+            path=done.path,
+            archived_path=done.archived_path,
+            commit_sha=done.commit_sha,
+            indexed=True,
+        )
     return ArchiveResult(
         path=landed.outcome.path,
         archived_path=landed.outcome.archive_path,

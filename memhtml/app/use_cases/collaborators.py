@@ -52,6 +52,9 @@ class WriteDeps:
         write_lock: Held from the pre-write index update to the commit, so writers in other
             processes queue instead of re-planning after every ``HeadMoved``; a no-op by
             default (single-process tests), the repository's lock in production.
+        request_id: Names this command invocation in its commit's ``Memhtml-Request`` trailer,
+            so the same command run again finds what it already did (``landed_request.py``);
+            ``None``: no trailer.
     """
 
     git: GitPort
@@ -66,3 +69,4 @@ class WriteDeps:
     commit_attempts: int = COMMIT_ATTEMPTS
     pause: Callable[[float], None] = time.sleep
     write_lock: Callable[[], AbstractContextManager[None]] = nullcontext
+    request_id: str | None = None

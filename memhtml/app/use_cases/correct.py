@@ -18,6 +18,7 @@ from memhtml.app.use_cases.conflicts import (
     conflicts_for,
     refuse_conflicts,
 )
+from memhtml.app.use_cases.landed_request import landed_move
 from memhtml.app.use_cases.memory_files import (
     archive_destination,
     existing_memory,
@@ -44,7 +45,7 @@ from memhtml.app.use_cases.write import active_holder, placed_path
 from memhtml.domain import meta_names
 from memhtml.domain.commit_messages import OP_CORRECT, commit_message
 from memhtml.domain.datetimes import utc_stamp
-from memhtml.domain.errors import DuplicateContent
+from memhtml.domain.errors import DuplicateContent, NotFound
 from memhtml.domain.model import CONCEPT_ENTITY_TYPE, LANG_ENTITY_TYPE, Link, MemoryDoc
 from memhtml.domain.paths import workspace_of
 from memhtml.domain.user_instants import normalize_user_instant
@@ -205,7 +206,10 @@ def correct_memory(
     committed and the target stays as it was.
 
     Raises:
-        NotFound: No memory at the target.
+        NotFound: No memory at the target. Neither this nor ``DuplicateContent`` is raised
+            when this request's own commit (``deps.request_id``) corrected the target
+            already: that commit's result is returned (``landed_request.py``; conflicts and
+            near-duplicates are not reported again).
         InvalidMemory: The target is archived, or the new file breaks docs/format.md §10.
         DuplicateContent: The new content equals an active non-task memory (target included).
         DirtyTree: The target has uncommitted edits.
@@ -248,7 +252,15 @@ def correct_memory(
         )
         return Plan(outcome=outcome, message=message, vectors=check.vectors)
 
-    landed = run_mutation(deps, plan)
+    try:
+        landed = run_mutation(deps, plan)
+    except (NotFound, DuplicateContent):
+        # Run again after its first run committed: the target is gone, or (same title) holds
+        # the successor, whose content this run would write once more.
+        replayed = _replayed(deps, raw_target)
+        if replayed is None:
+            raise
+        return replayed
     path, archived, content_hash, conflicts, check = landed.outcome
     (found,) = check.found
     if landed.commit_sha is None:
@@ -274,4 +286,22 @@ def correct_memory(
         conflicts=conflicts,
         near_duplicates=found,
         near_duplicate_note=check.note,
+    )
+
+
+def _replayed(deps: WriteDeps, raw_target: str) -> CorrectResult | None:
+    """The result of this request's own earlier correction of ``raw_target``, read from its
+    commit; ``None`` when there is none."""
+    done = landed_move(deps.git, deps.request_id, raw_target)
+    if done is None or done.successor is None:
+        return None
+    successor = done.successor
+    (entry,) = deps.git.list_tree(done.commit_sha, [successor])
+    doc = deps.codec.parse(deps.git.read_blobs([entry.blob_sha])[entry.blob_sha])
+    return CorrectResult(
+        path=successor,
+        archived_path=done.archived_path,
+        commit_sha=done.commit_sha,
+        content_hash=doc.content_hash,
+        indexed=True,
     )

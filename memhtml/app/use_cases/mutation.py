@@ -40,6 +40,7 @@ import attrs
 from memhtml.app.recovery import repair_before_writing
 from memhtml.app.staged_tree import StagedTree
 from memhtml.app.use_cases.collaborators import WriteDeps
+from memhtml.domain.commit_messages import with_request
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.errors import MemhtmlError
 from memhtml.domain.model import MemoryDoc
@@ -115,8 +116,9 @@ def run_mutation(
             changes = tree.change_set()
             if planned.message is None or not (changes.writes or changes.moves or changes.deletes):
                 return Landed(outcome=planned.outcome, commit_sha=None, indexed=True)
+            message = with_request(planned.message, deps.request_id)
             try:
-                sha = deps.writer.commit(changes, planned.message, expected_head=tree.head)
+                sha = deps.writer.commit(changes, message, expected_head=tree.head)
             except HeadMoved:
                 # Another writer that does not take the lock (git itself) moved HEAD.
                 if attempt == attempts - 1:
