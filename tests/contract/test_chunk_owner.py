@@ -14,7 +14,6 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.migrations import (
     INDEX_MIGRATIONS_DIR,
@@ -24,9 +23,9 @@ from memhtml.adapters.sqlite.migrations import (
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.indexing import StoreIndexer
 from memhtml.ports.git_writer import ChangeSet, FileWrite
-from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, WATERMARK, memory_bytes
+from tests.contract.test_indexer_rebuild import fixture_indexer, memory_bytes
 from tests.fakes.git import FakeGit
-from tests.support import migrated_in_memory, sqlite_indexer
+from tests.support import migrated_in_memory
 
 SHARERS = (
     "projects/ws/c.html",
@@ -45,15 +44,7 @@ def best_owner(paths: set[str]) -> str:
 
 
 def indexer(db: Database, git: FakeGit) -> StoreIndexer:
-    return sqlite_indexer(
-        db=db,
-        git=git,
-        parser=parse_memory,
-        clock=CLOCK,
-        embed_watermark=WATERMARK,
-        embed_dim=DIM,
-        embedder=EMBEDDER,
-    )
+    return fixture_indexer(db, git, CLOCK)
 
 
 def commit(git: FakeGit, change: ChangeSet) -> None:

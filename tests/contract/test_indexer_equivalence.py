@@ -16,15 +16,14 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.indexing import StoreIndexer
 from memhtml.ports.errors import GitFailure
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
-from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, WATERMARK, memory_bytes
+from tests.contract.test_indexer_rebuild import fixture_indexer, memory_bytes
 from tests.fakes.git import FakeGit
-from tests.support import migrated_in_memory, sqlite_indexer
+from tests.support import migrated_in_memory
 
 PATHS = (
     "areas/inbox/a.html",
@@ -142,15 +141,7 @@ class World(History):
 
     def indexer(self, db: Database) -> StoreIndexer:
         """An indexer over the repository, writing into ``db``."""
-        return sqlite_indexer(
-            db=db,
-            git=self.git,
-            parser=parse_memory,
-            clock=CLOCK,
-            embed_watermark=WATERMARK,
-            embed_dim=DIM,
-            embedder=EMBEDDER,
-        )
+        return fixture_indexer(db, self.git, CLOCK)
 
     def update(self) -> None:
         """See ``History.update``."""

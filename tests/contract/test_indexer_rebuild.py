@@ -25,8 +25,10 @@ from memhtml.app.indexing import StoreIndexer
 from memhtml.domain.errors import InvalidMemory
 from memhtml.domain.model import Link, RenderInputs
 from memhtml.domain.projection import project_file
+from memhtml.ports.clock import Clock
 from memhtml.ports.embedder import Vector
 from memhtml.ports.errors import ModelUnavailable
+from memhtml.ports.git import GitPort
 from memhtml.ports.git_writer import ChangeSet, FileMove, FileWrite
 from memhtml.ports.indexer import EMPTY_TREE_SHA, SKIP_DUPLICATE_CONTENT, SkippedFile
 from tests.contract.test_git_port import IMPLEMENTATIONS, GitHarness, make_harness
@@ -36,6 +38,24 @@ DIM = 8
 EMBEDDER = HashingEmbedder(DIM)
 WATERMARK = EMBEDDER.watermark
 START = dt.datetime(2026, 9, 14, 7, 2, 11, tzinfo=dt.UTC)
+
+
+def fixture_indexer(db: Database, git: GitPort, clock: Clock, **overrides: Any) -> StoreIndexer:
+    """The indexer these suites share: the fixture parser, the hashing model and its space over
+    ``git`` into ``db``; keyword arguments replace any of those."""
+    settings: dict[str, Any] = {
+        "db": db,
+        "git": git,
+        "parser": parse_memory,
+        "clock": clock,
+        "embed_watermark": WATERMARK,
+        "embed_dim": DIM,
+        "embedder": EMBEDDER,
+    }
+    settings.update(overrides)
+    return sqlite_indexer(**settings)
+
+
 A, B, C = "areas/inbox/a.html", "projects/ws/b.html", "resources/topic/c.html"
 
 
@@ -101,17 +121,7 @@ class Store:
 
     def indexer(self, **overrides: Any) -> StoreIndexer:
         """An indexer over this store; keyword arguments override the defaults."""
-        settings: dict[str, Any] = {
-            "db": self.db,
-            "git": self.repo.git,
-            "parser": parse_memory,
-            "clock": self.clock,
-            "embed_watermark": WATERMARK,
-            "embed_dim": DIM,
-            "embedder": EMBEDDER,
-        }
-        settings.update(overrides)
-        return sqlite_indexer(**settings)
+        return fixture_indexer(self.db, self.repo.git, self.clock, **overrides)
 
     def commit(
         self,

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from memhtml.adapters.html import parse_memory
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.index_state import (
     DIRTY_PATHS_SETTING,
@@ -16,9 +15,8 @@ from memhtml.adapters.sqlite.index_state import (
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.ports.errors import StorageFailure
 from memhtml.ports.indexer import IndexState
-from tests.contract.test_indexer_rebuild import DIM, EMBEDDER, START, WATERMARK
+from tests.contract.test_indexer_rebuild import START, fixture_indexer
 from tests.fakes.git import FakeGit
-from tests.support import sqlite_indexer
 
 INSERT_ROW = "INSERT INTO index_state VALUES (1, ?, ?, ?, ?, ?)"
 
@@ -89,15 +87,7 @@ def test_malformed_dirty_list_is_a_storage_failure(db: Database, dirty: str) -> 
 def test_a_closed_database_fails_as_storage_not_as_a_driver_error() -> None:
     """No sqlite exception crosses the port: every method reports StorageFailure."""
     db = Database.open(":memory:")
-    indexer = sqlite_indexer(
-        db=db,
-        git=FakeGit(),
-        parser=parse_memory,
-        clock=FixedClock(START),
-        embed_watermark=WATERMARK,
-        embed_dim=DIM,
-        embedder=EMBEDDER,
-    )
+    indexer = fixture_indexer(db, FakeGit(), FixedClock(START))
     db.close()
     failures = []
     for call in (
