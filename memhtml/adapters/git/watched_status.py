@@ -24,6 +24,7 @@ import attrs
 from dulwich.ignore import IgnoreFilterManager
 from dulwich.repo import Repo
 
+from memhtml.adapters.git.index_diff import entry_changes
 from memhtml.adapters.git.index_snapshot import IndexSnapshot
 from memhtml.adapters.git.inotify_events import GIT_DIR
 from memhtml.adapters.git.status import full_status, git_side, staged_of, tracked_state
@@ -34,7 +35,6 @@ from memhtml.ports.tree_watch import UNKNOWN, TreeWatch
 
 # Beyond this many named paths a walk is no slower than checking each (a checkout, say).
 _PATH_LIMIT: Final = 2000
-_SHA_LENGTH: Final = 20
 # Up to this many paths to place, scanning the path column beats building a lookup.
 _SCAN_LIMIT: Final = 16
 _MISSING: Final = b"\x00missing"
@@ -230,27 +230,6 @@ class WatchedStatus:
             lookup = {known: position for position, known in enumerate(snapshot.paths)}
             self._positions = (snapshot.key, lookup)
         return self._positions[1].get(path)
-
-
-def entry_changes(old: IndexSnapshot, new: IndexSnapshot) -> set[bytes]:
-    """Paths whose index entry (blob and mode) differs between two snapshots, those only
-    one holds, and those whose conflict state changed. Stat data is left out: a working
-    file's verdict depends on its entry's blob, not on how the index stamped it."""
-    if new.derived_from is not None and new.derived_from[0] == old.key:
-        # A writer of this process derived ``new`` from ``old``: it knows what it touched.
-        return set(new.derived_from[1])
-    changed = set(old.unmerged ^ new.unmerged)
-    if old.paths == new.paths and old.shas == new.shas and old.modes == new.modes:
-        return changed
-    before, after = _entry_set(old), _entry_set(new)
-    changed.update(path for path, _, _ in before ^ after)
-    return changed
-
-
-def _entry_set(snapshot: IndexSnapshot) -> set[tuple[bytes, bytes, int]]:
-    shas, size = snapshot.shas, _SHA_LENGTH
-    blobs = [shas[start : start + size] for start in range(0, len(shas), size)]
-    return set(zip(snapshot.paths, blobs, snapshot.modes, strict=True))
 
 
 def _below(directory: bytes, paths: tuple[bytes, ...]) -> list[bytes]:
