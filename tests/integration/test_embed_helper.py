@@ -442,6 +442,40 @@ def test_a_helper_killed_before_the_command_costs_only_the_program_load(
     assert _steady(out) == _steady(_cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})[1])
 
 
+def test_reads_reuse_the_helpers_open_store_and_see_other_writers(
+    warm: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
+    """Forwarded reads of one store share one open store in the helper (its log says so
+    once), and still answer what another process wrote in between, as a process of its own
+    would."""
+    env = warm[0]
+    root = tmp_path / "held"
+    _store(root, env, "gamma")
+    repo = ["--repo", str(root)]
+    for query in ("invoice export", "ledger lock", "checkout pool"):
+        assert _cli([*repo, "search", query], env)[:3:2] == (0, False)
+    _here(
+        [
+            *repo,
+            "write",
+            "--type",
+            "semantic",
+            "--title",
+            "Zebra crossing moved",
+            "--claim",
+            "The zebra crossing moved north.",
+        ],
+        env,
+    )
+    args = [*repo, "search", "zebra crossing"]
+    status, out, loaded = _cli(args, env)
+    assert (status, loaded) == (0, False)
+    assert json.loads(out)["data"]["hits"][0]["title"] == "Zebra crossing moved"
+    assert _steady(out) == _steady(_cli(args, {**env, "MEMHTML_EMBED_HELPER": "off"})[1])
+    log = helper_place(helper_key(env), env).log.read_text()
+    assert log.count(f"holding the store at {root} ") == 1
+
+
 def _here(args: list[str], env: Mapping[str, str]) -> dict[str, Any]:
     """One command in its own process (the helper off), its envelope's data."""
     done = subprocess.run(

@@ -14,6 +14,7 @@ from memhtml.app.cli.progress import (
     EMPTY,
     FILLED,
     PHASE_LABELS,
+    InvocationProgress,
     Progress,
     TerminalProgress,
     render_bar,
@@ -185,3 +186,25 @@ def test_terminal_sink_ends_its_line_when_the_pass_raises() -> None:
     with pytest.raises(RuntimeError):
         failing_pass()
     assert stream.getvalue().endswith(f"{render_bar(1, 4)}\n")
+
+
+def test_a_held_stores_progress_reports_to_the_command_running_when_a_phase_starts() -> None:
+    """The warm helper holds a store across commands: each phase goes to the stream (and
+    under the --quiet) of the command running when it started, not the first one's."""
+    first, second = io.StringIO(), io.StringIO()
+    running: list[TerminalProgress] = [TerminalProgress(first)]
+    sink = InvocationProgress(lambda: running[0])
+    sink.start(PHASE_PARSING, 2)
+    sink.advance(2)
+    running[0] = TerminalProgress(second)
+    sink.start(PHASE_PROJECTING, 3)
+    sink.advance(3)
+    sink.finish()
+    running[0] = TerminalProgress(first, quiet=True)
+    sink.start(PHASE_EMBEDDING, 1)
+    sink.finish()
+    assert first.getvalue().startswith(f"memhtml: {PHASE_LABELS[PHASE_PARSING]}: 2/2 in ")
+    assert first.getvalue().count("\n") == 1
+    assert second.getvalue().startswith(f"memhtml: {PHASE_LABELS[PHASE_PROJECTING]}: 3/3 in ")
+    sink.advance(5)  # between phases: ignored
+    assert second.getvalue().count("\n") == 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 import attrs
@@ -41,15 +41,10 @@ from memhtml.app.bootstrap.warm_key import (
 from memhtml.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from memhtml.adapters.warm.commands import CommandRequest, CommandResult
     from memhtml.adapters.warm.place import HelperPlace
+    from memhtml.app.bootstrap.warm_runner import CommandsFactory
     from memhtml.ports.embedder import EmbeddingModel
 
-    PlainRunner = Callable[
-        [Sequence[str], Mapping[str, str], str, bool, bool], tuple[int, bytes, bytes]
-    ]
-    """``(argv, environ, cwd, stdout_tty, stderr_tty) -> (status, stdout, stderr)``."""
-    CommandsFactory = Callable[[EmbeddingModel | None], PlainRunner]
 
 # The model's load plus the interpreter's start, on a loaded 2-core machine, with margin.
 START_TIMEOUT_S: Final = 60.0
@@ -213,6 +208,7 @@ def _serve(
 
     from memhtml.adapters.warm.server import listen, serve
     from memhtml.app.bootstrap.components import build_embedder
+    from memhtml.app.bootstrap.warm_runner import DeferredCommands
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     log = logging.getLogger(__name__)
@@ -232,9 +228,9 @@ def _serve(
         return 1
     os.write(word, _READY)
     os.close(word)
-    # The command runner imports the program (~0.3–0.5 s): after the word, so the command that
-    # started this helper gets its vector without waiting for it.
-    runner = _built_in_background(commands, embedder) if commands is not None else None
+    # The command runner imports the program: after the word, so the command that started
+    # this helper gets its vector without waiting for it.
+    runner = DeferredCommands(commands, embedder) if commands is not None else None
     log.info("serving %s (pid %d, idle %d s)", key, os.getpid(), idle_seconds)
 
     def forget_socket() -> None:
@@ -249,6 +245,8 @@ def _serve(
         on_stop=forget_socket,
         commands=runner,
     )
+    if runner is not None:
+        runner.close()
     log.info("stopped after %d idle seconds or a stop request", idle_seconds)
     return 0
 
@@ -262,45 +260,3 @@ def _detach_streams(place: HelperPlace) -> None:
     os.dup2(log, 2)
     os.close(null)
     os.close(log)
-
-
-def _adapted(plain: PlainRunner) -> Callable[[CommandRequest], CommandResult]:
-    """The command line's runner, in the helper loop's request and result types."""
-    from memhtml.adapters.warm.commands import CommandResult
-
-    def run(request: CommandRequest) -> CommandResult:
-        status, out, err = plain(
-            request.argv, request.environ, request.cwd, request.stdout_tty, request.stderr_tty
-        )
-        return CommandResult(status=status, stdout=out, stderr=err)
-
-    return run
-
-
-def _built_in_background(
-    commands: CommandsFactory, embedder: EmbeddingModel | None
-) -> Callable[[CommandRequest], CommandResult]:
-    """A runner that waits for ``commands(embedder)``, built on a thread of its own."""
-    import logging
-    import threading
-
-    built: list[Callable[[CommandRequest], CommandResult]] = []
-    done = threading.Event()
-
-    def build() -> None:
-        try:
-            built.append(_adapted(commands(embedder)))
-        except Exception:
-            logging.getLogger(__name__).exception("forwarded commands will not be served")
-        finally:
-            done.set()
-
-    threading.Thread(target=build, name="memhtml-helper-import", daemon=True).start()
-
-    def run(request: CommandRequest) -> CommandResult:
-        done.wait()
-        if not built:  # the caller sees the connection close and runs the command itself
-            raise RuntimeError("the command runner could not be built")
-        return built[0](request)
-
-    return run

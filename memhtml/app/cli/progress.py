@@ -244,3 +244,39 @@ def command_progress(*, implicit: bool = False) -> TerminalProgress:
         quiet=current_state().options.quiet,
         min_seconds=IMPLICIT_MIN_SECONDS if implicit else 0.0,
     )
+
+
+class InvocationProgress:
+    """A ``ProgressSink`` for a store that outlives one command (the warm helper's held
+    stores): each phase reports to the invocation running when it starts, on that invocation's
+    stderr and under its ``--quiet``, as ``command_progress(implicit=True)`` would.
+
+    Args:
+        sink: Makes the running invocation's sink; ``command_progress(implicit=True)`` when
+            omitted (tests pass their own).
+    """
+
+    def __init__(self, sink: Callable[[], TerminalProgress] | None = None) -> None:
+        self._sink = sink if sink is not None else _implicit_progress
+        self._current: TerminalProgress | None = None
+
+    def start(self, phase: str, total: int) -> None:
+        """Begin ``phase`` on the running invocation's stderr."""
+        self.finish()
+        self._current = self._sink()
+        self._current.start(phase, total)
+
+    def advance(self, units: int = 1) -> None:
+        """Count ``units`` more of the current phase; ignored between phases."""
+        if self._current is not None:
+            self._current.advance(units)
+
+    def finish(self) -> None:
+        """End the current phase."""
+        current, self._current = self._current, None
+        if current is not None:
+            current.finish()
+
+
+def _implicit_progress() -> TerminalProgress:
+    return command_progress(implicit=True)

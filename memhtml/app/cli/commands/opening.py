@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 from memhtml.app.cli.config_root import repo_root
 
 if TYPE_CHECKING:
+    from memhtml.app.cli.held_stores import HeldStores
     from memhtml.app.store import Store
     from memhtml.ports.embedder import EmbeddingModel
 
 
 _warm_embedder: EmbeddingModel | None = None
+_held_stores: HeldStores | None = None
 
 
 def use_loaded_embedder(embedder: EmbeddingModel | None) -> None:
@@ -31,9 +33,16 @@ def use_loaded_embedder(embedder: EmbeddingModel | None) -> None:
     _warm_embedder = embedder
 
 
+def hold_stores(held: HeldStores | None) -> None:
+    """Make ``open_here(hold=True)`` lease its store from ``held`` (``None``: open and close
+    every time). Only the warm helper calls it (``held_stores.py``)."""
+    global _held_stores
+    _held_stores = held
+
+
 @contextmanager
 def open_here(
-    *, embedder: bool = True, heal: bool = True, thorough: bool = False
+    *, embedder: bool = True, heal: bool = True, thorough: bool = False, hold: bool = False
 ) -> Iterator[Store]:
     """The invocation's initialized store, closed on exit; index passes it runs on its own
     (a rebuild after a lost index) report their phases on stderr.
@@ -44,6 +53,8 @@ def open_here(
             embed, so they cannot fail on a missing model.
         heal: Repair what a killed command or a damaged file left (see ``Services``).
         thorough: Check the databases' pages and sweep the repository (see ``Services``).
+        hold: A read whose store the warm helper may keep open for the next command
+            (``held_stores.py``); no effect in a process of its own.
 
     Raises:
         RepoRequired: The root may not be used or is not an initialized store.
@@ -60,6 +71,18 @@ def open_here(
         from memhtml.app.bootstrap.warm_helper import command_line_embedder
 
         chosen = command_line_embedder(os.environ)
+    if hold and heal and not thorough and _held_stores is not None:
+        from memhtml.app.bootstrap import read_settings
+        from memhtml.app.cli.progress import InvocationProgress
+
+        def held_open() -> Store:
+            return open_store(
+                root, environ=os.environ, embedder=chosen, progress=InvocationProgress()
+            )
+
+        with _held_stores.lease(read_settings(root, os.environ), held_open) as store:
+            yield store
+        return
     store = open_store(
         root,
         environ=os.environ,

@@ -130,7 +130,7 @@ def search(
         options=ranking,
     )
     stamp = checked_known_at(known_at)
-    with open_here() as store:
+    with open_here(hold=True) as store:
         answer = store.search(request, known_at=stamp)
     return "memory.hits", shaping.hits_data(answer)
 
@@ -173,6 +173,6 @@ def recall(
         options=ranking,
     )
     stamp = checked_known_at(known_at)
-    with open_here() as store:
+    with open_here(hold=True) as store:
         answer = store.recall(request, known_at=stamp)
     return "recall.pack", shaping.recall_data(answer)

@@ -58,7 +58,7 @@ def read(path: str, session_id: str | None, known_at: str | None) -> CommandResu
     from memhtml.domain.user_instants import normalize_user_instant
 
     stamp = None if known_at is None else normalize_user_instant(known_at, "--known-at")
-    with open_here() as store:
+    with open_here(hold=True) as store:
         result = store.read(path, session_id=session_id, known_at=stamp)
     return "memory.detail", shaping.detail_data(result)
 
@@ -89,7 +89,7 @@ def read(path: str, session_id: str | None, known_at: str | None) -> CommandResu
 def neighbors(path: str, depth: int, relations: tuple[str, ...]) -> CommandResult:
     """List a memory's outbound and inbound links with their relation and class, out to
     --depth hops. No salience bump."""
-    with open_here() as store:
+    with open_here(hold=True) as store:
         result = store.neighbors(path, depth=depth, relations=relations or None)
     return "memory.neighbors", shaping.neighbors_data(result)
 
@@ -141,7 +141,7 @@ def list_command(
         cursor=cursor,
         known_at=checked_known_at(known_at),
     )
-    with open_here() as store:
+    with open_here(hold=True) as store:
         result = store.list(request)
     return "memory.list", shaping.list_data(result)
 
