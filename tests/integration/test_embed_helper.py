@@ -476,6 +476,31 @@ def test_reads_reuse_the_helpers_open_store_and_see_other_writers(
     assert log.count(f"holding the store at {root} ") == 1
 
 
+@pytest.mark.parametrize("backend", ["local", "off"])
+def test_a_helper_started_from_a_folder_holding_another_memhtml_is_this_one(
+    env: dict[str, str], warm: tuple[dict[str, str], Path], tmp_path: Path, backend: str
+) -> None:
+    """Started from a folder holding a ``memhtml`` package (a source checkout, say), the
+    helper still runs this installation, whichever way it is started: by a command that
+    embeds (``local``) or in the background by a forwardable one (``off``)."""
+    decoy = tmp_path / "checkout"
+    (decoy / "memhtml").mkdir(parents=True)
+    (decoy / "memhtml" / "__init__.py").write_text("raise SystemExit(7)\n", encoding="utf-8")
+    env = {**env, "MEMHTML_EMBED": backend}
+    done = subprocess.run(
+        [str(MEMHTML), "--repo", str(warm[1]), "search", "ledger lock"],
+        env=env,
+        cwd=decoy,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 30
+    while not helper_status(env).running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert helper_status(env).running
+
+
 def _here(args: list[str], env: Mapping[str, str]) -> dict[str, Any]:
     """One command in its own process (the helper off), its envelope's data."""
     done = subprocess.run(

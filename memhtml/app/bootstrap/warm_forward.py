@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Final
 from memhtml.app.bootstrap.warm_key import (
     DEFAULT_IDLE_SECONDS,
     ENV_EMBED_HELPER_IDLE,
-    HELPER_MODULE,
+    HELPER_COMMAND,
     MAX_IDLE_SECONDS,
     helper_key,
     served_backend,
@@ -135,7 +135,7 @@ def start_in_background(key: str, environ: Mapping[str, str]) -> None:
     with contextlib.suppress(OSError):
         os.posix_spawn(
             sys.executable,
-            [sys.executable, "-m", HELPER_MODULE, key, idle],
+            [sys.executable, *HELPER_COMMAND, key, idle],
             dict(environ),
             file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),

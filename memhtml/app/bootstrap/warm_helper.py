@@ -32,6 +32,7 @@ from memhtml.app.bootstrap.warm_key import (
     DEFAULT_IDLE_SECONDS,
     ENV_EMBED_HELPER,
     ENV_EMBED_HELPER_IDLE,
+    HELPER_COMMAND,
     HELPER_MODULE,
     MAX_IDLE_SECONDS,
     OFF_SPELLINGS,
@@ -129,7 +130,7 @@ def start_helper(key: str, idle_seconds: int, environ: Mapping[str, str]) -> boo
     """Run the launcher; True once a helper for ``key`` serves (this one or another's)."""
     import subprocess
 
-    command = [sys.executable, "-m", HELPER_MODULE, key, str(idle_seconds)]
+    command = [sys.executable, *HELPER_COMMAND, key, str(idle_seconds)]
     try:
         done = subprocess.run(
             command,

@@ -25,6 +25,10 @@ from memhtml import __version__
 
 HELPER_MODULE: Final = "memhtml.app.cli.warm_serve"
 """What ``python -m`` runs to start a helper."""
+HELPER_COMMAND: Final = ("-P", "-m", HELPER_MODULE)
+"""The interpreter's arguments that start a helper. ``-P``: ``-m`` would otherwise put the
+caller's working folder first on the import path, and a folder holding another ``memhtml``
+package (a source checkout, say) would run that code as this installation's helper."""
 ENV_EMBED: Final = "MEMHTML_EMBED"
 ENV_EMBED_HELPER: Final = "MEMHTML_EMBED_HELPER"
 ENV_EMBED_HELPER_IDLE: Final = "MEMHTML_EMBED_HELPER_IDLE"
