@@ -101,7 +101,11 @@ def test_an_index_built_before_the_rule_is_re_owned_on_open(tmp_path: Path) -> N
         db.script("UPDATE chunks SET path = 'archive/2026/areas/inbox/a.html'")
         vectors = db.all("SELECT chunk_id, vec FROM embeddings ORDER BY chunk_id")
     with Database.open(tmp_path / "index.db") as db:
-        assert ("0011_live_chunk_owner.sql", "0012_event_day.sql") == db.newly_applied
+        assert (
+            "0011_live_chunk_owner.sql",
+            "0012_event_day.sql",
+            "0013_context_rowid.sql",
+        ) == db.newly_applied
         assert {"areas/inbox/a.html"} == owners(db)
         assert vectors == db.all("SELECT chunk_id, vec FROM embeddings ORDER BY chunk_id")
         # The replaced trigger orders the same way: the live owner's delete hands the row to

@@ -6,6 +6,7 @@ at any moments, the stored documents are the twin's documents of the rows the in
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -14,6 +15,11 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.index_store import SqliteIndexStore
+from memhtml.adapters.sqlite.migrations import (
+    INDEX_MIGRATIONS_DIR,
+    load_migrations,
+    shipped_migrations,
+)
 from memhtml.domain.lexical_context import ContextFacts, context_documents
 from memhtml.domain.projection import FileProjection
 from memhtml.domain.session_documents import SessionKey, session_documents
@@ -97,6 +103,17 @@ def apply(store: SqliteIndexStore, held: dict[str, Memory], op: tuple[Any, ...],
             held[target] = attrs.evolve(moved, path=target, links=links)
 
 
+def rekeyed(db: Database) -> list[str]:
+    """Documents whose rowid is not their memory's (the context arm joins by it): none."""
+    return [
+        str(path)
+        for (path,) in db.all(
+            "SELECT x.path FROM file_context x JOIN files f ON f.path = x.path "
+            "WHERE x.rowid <> f.rowid"
+        )
+    ]
+
+
 def expected(held: dict[str, Memory]) -> dict[str, str]:
     """The twin's documents for what the index holds."""
     return context_documents(facts_of(memory.projection() for memory in held.values()))
@@ -128,11 +145,13 @@ def test_refreshed_documents_equal_the_twin_after_any_history(
             store.refresh_context()
             assert expected(held) == stored(db)
             assert expected_sessions(held) == stored_sessions(db)
+            assert [] == rekeyed(db)
         else:
             apply(store, held, op, k)
     store.refresh_context()
     assert expected(held) == stored(db)
     assert expected_sessions(held) == stored_sessions(db)
+    assert [] == rekeyed(db)
     db.close()
 
 
@@ -152,3 +171,39 @@ def test_a_refresh_with_nothing_changed_writes_nothing() -> None:
     # Both in event order (one stamp, so by path).
     assert {SessionKey(session_id="s", archived=False): f"{one}\n{two}"} == stored_sessions(db)
     db.close()
+
+
+def test_documents_stored_under_other_rowids_are_rekeyed_on_open(tmp_path: Path) -> None:
+    """An index from before migration 0013 (documents under rowids of their own) gets every
+    document under its memory's rowid, the same texts, and a full-text index in step."""
+    shipped = load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))
+    old = tmp_path / "old"
+    old.mkdir()
+    for migration in shipped:
+        if migration.name < "0013":
+            (old / migration.name).write_text(migration.sql, encoding="utf-8")
+    memories = [
+        Memory(path=path, claim=f"Step {j} by the lake.", memory_type="episodic", session_id="s")
+        for j, path in enumerate(PATHS)
+    ]
+    with Database.open(tmp_path / "index.db", state_path=None, index_migrations=old) as db:
+        store = SqliteIndexStore(db)
+        store.write_projections([memory.projection() for memory in memories])
+        store.refresh_context()
+        before = stored(db)
+        db.script(
+            "CREATE TEMP TABLE moved AS SELECT rowid + 100 AS r, path, text, prev_path "
+            "FROM file_context; DELETE FROM file_context; "
+            "INSERT INTO file_context(rowid, path, text, prev_path) "
+            "SELECT r, path, text, prev_path FROM moved;"
+        )
+        assert len(rekeyed(db)) == len(before) > 0
+    with Database.open(tmp_path / "index.db", state_path=None) as db:
+        assert "0013_context_rowid.sql" in db.newly_applied
+        assert ([], before) == (rekeyed(db), stored(db))
+        db.script("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")
+        matched = db.all(
+            "SELECT f.path FROM context_fts JOIN files f ON f.rowid = context_fts.rowid "
+            "WHERE context_fts MATCH 'lake' ORDER BY f.path"
+        )
+        assert sorted(before) == [str(path) for (path,) in matched]

@@ -65,8 +65,9 @@ def test_open_records_each_shipped_migration_in_its_ledger(open_db: Opener) -> N
         "0010_salience_order.sql",
         "0011_live_chunk_owner.sql",
         "0012_event_day.sql",
+        "0013_context_rowid.sql",
     )
-    assert (12, 2, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
+    assert (13, 2, True) == (db.migrations_applied, db.state_migrations_applied, db.has_state)
     assert (*index, "S0001_init.sql", "S0002_access_static.sql") == db.newly_applied
     ledger = db.all("SELECT name FROM main.schema_migrations ORDER BY name")
     state_ledger = db.all("SELECT name FROM state.schema_migrations")
@@ -103,6 +104,7 @@ def test_open_without_state_attaches_nothing(open_db: Opener) -> None:
             "0010_salience_order.sql",
             "0011_live_chunk_owner.sql",
             "0012_event_day.sql",
+            "0013_context_rowid.sql",
         ),
     ) == (
         db.has_state,

@@ -53,6 +53,7 @@ def test_shipped_directories_hold_the_init_files() -> None:
             "0010_salience_order.sql",
             "0011_live_chunk_owner.sql",
             "0012_event_day.sql",
+            "0013_context_rowid.sql",
         ],
         ["S0001_init.sql", "S0002_access_static.sql"],
     ) == (index, state)
@@ -211,6 +212,7 @@ def test_an_index_from_before_frame_keys_records_no_rule_after_migrating(tmp_pat
             "0010_salience_order.sql",
             "0011_live_chunk_owner.sql",
             "0012_event_day.sql",
+            "0013_context_rowid.sql",
         ),
         "",
         "",

@@ -121,11 +121,12 @@ def _fts_sql(holes: ArmHoles) -> str:
 
 
 def _context_sql(holes: ArmHoles) -> str:
-    # The fts arm over the contextual documents (context_sql.py): same MATCH, same ordering.
+    # The fts arm over the contextual documents (context_sql.py): same MATCH, same ordering. A
+    # document has its memory's rowid (migration 0013), so the match reaches the row directly.
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
         "SELECT f.path AS path, bm25(context_fts) AS score FROM context_fts "
-        "JOIN file_context x ON x.rowid = context_fts.rowid JOIN files f ON f.path = x.path "
+        "JOIN files f ON f.rowid = context_fts.rowid "
         f"WHERE context_fts MATCH ?{PARAM_QUERY} {holes.scope('f')} "
         f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
     )

@@ -1,8 +1,9 @@
 """The contextual lexical documents in SQL: the twin of ``domain.lexical_context``.
 
-``file_context`` holds the document of each indexed memory that has some context, and the
-path of the neighbour it quotes; ``context_fts`` indexes it (external content, kept in step by
-triggers, like ``files_fts`` over ``files``). Triggers on ``files`` record every path whose
+``file_context`` holds the document of each indexed memory that has some context, under that
+memory's rowid in ``files`` (migration 0013), and the path of the neighbour it quotes;
+``context_fts`` indexes it (external content, kept in step by triggers, like ``files_fts`` over
+``files``). Triggers on ``files`` record every path whose
 row changed in ``context_dirty`` (migration 0004), in the same transaction as the change. A
 refresh redoes the documents those changes can reach — the changed memories, every memory of
 their sessions, memories that quoted one of them as neighbour, memories linking to one of
@@ -110,10 +111,12 @@ def refresh_context_writes(parts: Collection[str] | None = None) -> tuple[str, .
         f"{prev_path} AS prev_path FROM pool) f "
         "WHERE f.path IN (SELECT path FROM touched)"
     )
+    # A document takes its memory's rowid (migration 0013): the context arm joins by it.
     upsert = (
-        f"INSERT INTO {CONTEXT_TABLE}(path, text, prev_path) "
-        f"SELECT path, concat_ws({part}, nullif(own, ''), extra), prev_path FROM {_SCRATCH} "
-        "WHERE extra <> '' "
+        f"INSERT INTO {CONTEXT_TABLE}(rowid, path, text, prev_path) "
+        "SELECT (SELECT m.rowid FROM files m WHERE m.path = s.path), s.path, "
+        f"concat_ws({part}, nullif(s.own, ''), s.extra), s.prev_path FROM {_SCRATCH} s "
+        "WHERE s.extra <> '' "
         "ON CONFLICT(path) DO UPDATE SET text = excluded.text, prev_path = excluded.prev_path "
         f"WHERE {CONTEXT_TABLE}.text IS NOT excluded.text "
         f"OR {CONTEXT_TABLE}.prev_path IS NOT excluded.prev_path"
