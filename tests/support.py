@@ -126,3 +126,20 @@ def migrated_files(
     shutil.copyfile(template / "index.db", index_path)
     shutil.copyfile(template / "state.db", state_path)
     return Database.open(index_path, state_path=state_path, fts_tokenizer=tokenizer)
+
+
+def index_migrations_before(name: str, into: Path) -> Path:
+    """``into`` made a migrations folder holding the shipped index migrations whose file names
+    sort before ``name`` (``"0013"``, say): opening an index with it builds one as an earlier
+    release did, and opening that index without it applies the rest."""
+    from memhtml.adapters.sqlite.migrations import (
+        INDEX_MIGRATIONS_DIR,
+        load_migrations,
+        shipped_migrations,
+    )
+
+    into.mkdir()
+    for migration in load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR)):
+        if migration.name < name:
+            (into / migration.name).write_text(migration.sql, encoding="utf-8")
+    return into

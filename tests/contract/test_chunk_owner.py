@@ -15,17 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.migrations import (
-    INDEX_MIGRATIONS_DIR,
-    load_migrations,
-    shipped_migrations,
-)
 from memhtml.adapters.system.clock import FixedClock
 from memhtml.app.indexing import StoreIndexer
 from memhtml.ports.git_writer import ChangeSet, FileWrite
 from tests.contract.test_indexer_rebuild import fixture_indexer, memory_bytes
 from tests.fakes.git import FakeGit
-from tests.support import migrated_in_memory
+from tests.support import index_migrations_before, migrated_in_memory
 
 SHARERS = (
     "projects/ws/c.html",
@@ -88,12 +83,7 @@ def test_the_owner_is_the_best_present_file_after_every_update(
 def test_an_index_built_before_the_rule_is_re_owned_on_open(tmp_path: Path) -> None:
     """An index whose shared chunk went to an archived copy (the old last-projected rule) gives
     it back to the live memory when this release opens it, vectors kept."""
-    shipped = load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))
-    old = tmp_path / "old"
-    old.mkdir()
-    for migration in shipped:
-        if migration.name < "0011":
-            (old / migration.name).write_text(migration.sql, encoding="utf-8")
+    old = index_migrations_before("0011", tmp_path / "old")
     git = FakeGit()
     commit(git, ChangeSet(writes=tuple(FileWrite(path=p, data=BODY) for p in SHARERS[1:3])))
     with Database.open(tmp_path / "index.db", index_migrations=old) as db:

@@ -15,16 +15,11 @@ from hypothesis import strategies as st
 
 from memhtml.adapters.sqlite.connection import Database
 from memhtml.adapters.sqlite.index_store import SqliteIndexStore
-from memhtml.adapters.sqlite.migrations import (
-    INDEX_MIGRATIONS_DIR,
-    load_migrations,
-    shipped_migrations,
-)
 from memhtml.domain.lexical_context import ContextFacts, context_documents
 from memhtml.domain.projection import FileProjection
 from memhtml.domain.session_documents import SessionKey, session_documents
 from tests.contract.storage.harness import Memory
-from tests.support import migrated_in_memory
+from tests.support import index_migrations_before, migrated_in_memory
 
 PATHS = tuple(f"areas/inbox/m{j}.html" for j in range(5))
 STAMPS = ("2026-09-01T00:00:00Z", "2026-09-01T00:00:01Z", "2026-09-02T00:00:00Z")
@@ -176,12 +171,7 @@ def test_a_refresh_with_nothing_changed_writes_nothing() -> None:
 def test_documents_stored_under_other_rowids_are_rekeyed_on_open(tmp_path: Path) -> None:
     """An index from before migration 0013 (documents under rowids of their own) gets every
     document under its memory's rowid, the same texts, and a full-text index in step."""
-    shipped = load_migrations(shipped_migrations(INDEX_MIGRATIONS_DIR))
-    old = tmp_path / "old"
-    old.mkdir()
-    for migration in shipped:
-        if migration.name < "0013":
-            (old / migration.name).write_text(migration.sql, encoding="utf-8")
+    old = index_migrations_before("0013", tmp_path / "old")
     memories = [
         Memory(path=path, claim=f"Step {j} by the lake.", memory_type="episodic", session_id="s")
         for j, path in enumerate(PATHS)
