@@ -36,7 +36,12 @@ from memhtml.adapters.git.index_file import read_index
 from memhtml.adapters.git.leftovers import LOCK_SUFFIX
 from memhtml.adapters.git.locks import inode_of
 from memhtml.adapters.git.recovery import quick_look, run_recovery
-from memhtml.adapters.git.repository import head_commit, open_repository, require_worktree
+from memhtml.adapters.git.repository import (
+    head_commit,
+    open_repository,
+    require_worktree,
+    write_loose_as_git,
+)
 from memhtml.adapters.git.tree_edit import edit_tree
 from memhtml.adapters.git.write_lock import RepositoryWriteLock
 from memhtml.faults import fault_point
@@ -95,6 +100,7 @@ class DulwichLanding:
             git_operation(MERGE_OPERATION),
             open_repository(self._root, MERGE_OPERATION) as repo,
         ):
+            write_loose_as_git(repo)
             store = repo.object_store
             first = repo[ObjectID(parents[0].encode("ascii"))]
             if not isinstance(first, Commit):

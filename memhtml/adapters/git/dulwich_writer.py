@@ -43,6 +43,7 @@ from memhtml.adapters.git.repository import (
     open_repository,
     require_worktree,
     tree_path_lookup,
+    write_loose_as_git,
 )
 from memhtml.adapters.git.status_cache import NO_INDEX, remember_written_index
 from memhtml.adapters.git.working_tree import apply_change_set
@@ -138,6 +139,7 @@ class DulwichGitWriter:
             open_repository(str(self._root), COMMIT_OPERATION) as repo,
         ):
             require_worktree(repo, COMMIT_OPERATION)
+            write_loose_as_git(repo)
             root = Path(repo.path)
             git_dir = Path(repo.controldir())
             if quick_look(git_dir):
