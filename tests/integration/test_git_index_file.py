@@ -5,6 +5,7 @@ entry, and the tree id computed from an index is the one git would write.
 from __future__ import annotations
 
 import io
+import random
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +32,7 @@ from memhtml.adapters.git.index_file import (
     index_bytes,
     read_index,
     read_index_bytes,
+    remember_written,
     tree_id,
 )
 from memhtml.ports.git import blob_sha
@@ -178,3 +180,22 @@ def test_a_file_read_again_gives_its_records_and_a_changed_one_is_checked_anew()
     with pytest.raises(ValueError, match="checksum"):
         read_index_bytes(bytes(damaged))
     assert [b"a"] == [record.path for record in second]
+
+
+@settings(deadline=None)
+@given(indexes(), st.randoms(use_true_random=False))
+def test_what_a_writer_remembers_is_what_decoding_gives(
+    records: list[IndexRecord], shuffled: random.Random
+) -> None:
+    """The records a commit remembers for the index it wrote (in whatever order it holds
+    them) are exactly what reading those bytes back would decode."""
+    data = index_bytes(records)
+    decoded = read_index_bytes(data)
+    read_index_bytes(index_bytes([]))  # another index read since: the next read decodes
+    assert decoded == read_index_bytes(data)
+    held = list(records)
+    shuffled.shuffle(held)
+    remember_written(data, held)
+    remembered = read_index_bytes(data)
+    assert decoded == remembered
+    assert all(any(r is h for h in held) for r in remembered)  # not decoded again

@@ -32,7 +32,12 @@ from memhtml.adapters.git.identity import (
     Identity,
     sign_commit,
 )
-from memhtml.adapters.git.index_file import IndexRecord, index_bytes, read_index_bytes
+from memhtml.adapters.git.index_file import (
+    IndexRecord,
+    index_bytes,
+    read_index_bytes,
+    remember_written,
+)
 from memhtml.adapters.git.index_snapshot import index_key
 from memhtml.adapters.git.leftovers import LOCK_SUFFIX
 from memhtml.adapters.git.locks import inode_of
@@ -195,6 +200,7 @@ class DulwichGitWriter:
                     after = index_bytes([*kept, *added])
                     lock.write(after)
                     lock.close()
+                    remember_written(after, [*kept, *added])
                     remember_written_index(
                         repo.index_path(), before, after, (edited, added), (base_tree, commit.tree)
                     )
