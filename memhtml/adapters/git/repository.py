@@ -52,9 +52,9 @@ def write_loose_as_git(repo: Repo) -> None:
     one (dulwich reads the repository's own config for it, as here).
 
     A commit writes the trees on the changed path as loose objects; at 10,000 memories in one
-    folder that tree is ~400 KB, and compressing it at zlib's default level took ~60 ms of a
-    ~280 ms write, about 4× what git's level does. The objects are ordinary zlib streams:
-    any git reads them, and a repack recompresses them anyway.
+    folder that tree is 761 KB, and compressing it at zlib's default level took 48.6 ms against
+    12.4 ms at git's (a 9 % larger object), of a ~320 ms write. The objects are ordinary zlib
+    streams: any git reads them, and a repack recompresses them anyway.
     """
     store = repo.object_store
     if not isinstance(store, DiskObjectStore) or store.loose_compression_level != -1:

@@ -150,9 +150,11 @@ class HeldStores:
 
 def files_of(settings: Settings) -> tuple[FileIdentity, ...]:
     """The identities of the files a store's connections and repository hold open."""
+    from memhtml.app.store.opening import GIT_DIR
+
     return tuple(
         _identity(path)
-        for path in (settings.index_path, settings.state_path, settings.root / ".git")
+        for path in (settings.index_path, settings.state_path, settings.root / GIT_DIR)
     )
 
 
