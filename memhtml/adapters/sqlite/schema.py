@@ -121,8 +121,13 @@ FTS_TRIGGERS: Final[dict[str, str]] = {
 }
 
 # Statements per write transaction in a bulk job: caps what one failure discards and how long
-# one write holds the WAL lock against readers.
-WRITE_BATCH_SIZE: Final = 500
+# one write holds the write lock against other writers (WAL readers are never blocked). Each
+# commit writes the B-tree pages it dirtied to the WAL and may trigger a checkpoint, so
+# commits are not free: a 10,000-file rebuild spent 3.2 s of ~13 s in 407 COMMITs at 500
+# statements per transaction, and 5,000 (about the 200 files the rebuild hands over per
+# call) took ~1.5 s off it (BENCHMARKS.md, fourteenth session). One such transaction holds
+# the lock for about 0.1 s.
+WRITE_BATCH_SIZE: Final = 5000
 
 # Build-time settings of index.db that later code must compare against configuration.
 SETTINGS_TABLE: Final = "index_settings"
