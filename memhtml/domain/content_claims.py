@@ -79,6 +79,41 @@ def split_duplicates(
     return kept, duplicates
 
 
+class FirstHolders:
+    """``split_duplicates`` for files that arrive batch by batch in ascending path order.
+
+    A rebuild writes each batch as it is parsed, before later batches exist. In ascending path
+    order the first file to hold a hash has the smallest path, so a later holder is a duplicate
+    the moment it arrives, and the split over all batches equals ``split_duplicates`` over the
+    whole tree.
+    """
+
+    def __init__(self) -> None:
+        self._held: set[str] = set()
+        self._last: str | None = None
+
+    def split(self, parsed: Iterable[ParsedFile]) -> tuple[list[ParsedFile], list[ParsedFile]]:
+        """This batch's ``(kept, duplicates)``, each in input order.
+
+        Raises:
+            ValueError: A path is not greater than every path seen before it.
+        """
+        kept: list[ParsedFile] = []
+        duplicates: list[ParsedFile] = []
+        for file in parsed:
+            if self._last is not None and file.path <= self._last:
+                raise ValueError("files must arrive in ascending path order")
+            self._last = file.path
+            if not _holds(file):
+                kept.append(file)
+            elif file.doc.content_hash in self._held:
+                duplicates.append(file)
+            else:
+                self._held.add(file.doc.content_hash)
+                kept.append(file)
+        return kept, duplicates
+
+
 def hashes_to_check(parsed: Iterable[ParsedFile]) -> list[str]:
     """The sorted content hashes of the files that take part in the dedup index."""
     return sorted({f.doc.content_hash for f in parsed if _holds(f)})

@@ -209,9 +209,10 @@ class Indexer(Protocol):
     ) -> RebuildReport:
         """Reproject the whole tree at HEAD, keeping vectors whose chunks come back.
 
-        Order: read HEAD's tree under the PARA buckets and parse it (an unborn HEAD is an empty
-        tree); then one transaction clears the watermark, records the configured space, stashes
-        its vectors and empties the memory tables; then the projections land in batches; then
+        Order: list HEAD's tree under the PARA buckets and read its blobs (an unborn HEAD is an
+        empty tree); then one transaction clears the watermark, records the configured space,
+        stashes its vectors and empties the memory tables; then the files are parsed in batches
+        and each batch's projections land while the next batches are parsed; then
         the stashed vectors return for chunk ids that came back; then, with ``embed``, the
         missing vectors are embedded; the commit is recorded last. A rebuild that dies between
         the first transaction and the last leaves the watermark NULL (see ``update``).
@@ -219,8 +220,8 @@ class Indexer(Protocol):
         Args:
             embed: Embed the chunks that lack a vector (needs a bound embedder).
             force: Rebuild without writing vectors over a store that holds some.
-            progress: Told of the parsing and projecting phases (units: files offered by
-                HEAD, then files written) and the embedding phase (units: pending chunks).
+            progress: Told of the indexing phase (units: files offered by HEAD, parsed and
+                written or skipped) and the embedding phase (units: pending chunks).
 
         Raises:
             EmbedModelMismatch: The store's space differs and this rebuild cannot write

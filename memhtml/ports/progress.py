@@ -12,8 +12,9 @@ from typing import Final, Protocol
 
 PHASE_PARSING: Final = "parsing"
 """Memory files read and parsed; units are files."""
-PHASE_PROJECTING: Final = "projecting"
-"""Parsed files written into the index; units are files."""
+PHASE_INDEXING: Final = "indexing"
+"""A rebuild's memory files parsed and written into the index, both at once (a file that is
+skipped counts too); units are files."""
 PHASE_EMBEDDING: Final = "embedding"
 """Chunks embedded and stored; units are chunks."""
 PHASE_APPLYING: Final = "applying"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memhtml.app.indexing.parse_pool import BATCHES_PER_WORKER, ParseSettings
-from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_PARSING, PHASE_PROJECTING
+from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_INDEXING, PHASE_PARSING
 from tests.contract.test_git_port import IMPLEMENTATIONS
 from tests.contract.test_indexer_rebuild import (
     A,
@@ -54,28 +54,27 @@ def _three_files_and_a_broken_one(store: Store) -> None:
     )
 
 
-def test_rebuild_reports_files_parsed_files_projected_and_chunks_embedded(store: Store) -> None:
-    """Parsing counts every memory file HEAD offers (the broken one too), projecting the ones
-    that parsed, embedding every chunk; each phase is finished at its total."""
+def test_rebuild_reports_files_indexed_and_chunks_embedded(store: Store) -> None:
+    """Indexing counts every memory file HEAD offers (the broken one too, skipped), embedding
+    every chunk; each phase is finished at its total."""
     _three_files_and_a_broken_one(store)
     progress = FakeProgress()
     report = store.indexer().rebuild(embed=True, progress=progress)
     chunks = _chunks(store)
     assert chunks > 3  # the long body really is several chunks
     assert [
-        (PHASE_PARSING, 4, 4),
-        (PHASE_PROJECTING, 3, 3),
+        (PHASE_INDEXING, 4, 4),
         (PHASE_EMBEDDING, chunks, chunks),
     ] == progress.summary()
     assert (3, chunks) == (report.files_indexed, report.embeddings_written)
 
 
 def test_rebuild_without_embedding_has_no_embedding_phase(store: Store) -> None:
-    """A lexical rebuild announces parsing and projecting only."""
+    """A lexical rebuild announces indexing only."""
     _three_files_and_a_broken_one(store)
     progress = FakeProgress()
     store.indexer().rebuild(embed=False, progress=progress)
-    assert [(PHASE_PARSING, 4, 4), (PHASE_PROJECTING, 3, 3)] == progress.summary()
+    assert [(PHASE_INDEXING, 4, 4)] == progress.summary()
 
 
 def test_an_empty_tree_announces_nothing(store: Store) -> None:
@@ -85,19 +84,37 @@ def test_an_empty_tree_announces_nothing(store: Store) -> None:
     assert [] == progress.calls
 
 
-def test_the_process_pool_reports_per_batch_and_still_sums_to_the_total(store: Store) -> None:
-    """Parsing on two processes advances once per batch as batches come back."""
-    count, workers = 9, 2
+def test_a_rebuild_on_the_pool_reports_per_batch_and_still_sums_to_the_total(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Indexing on two parse processes advances once per batch as each batch is written."""
+    count, workers, batch = 9, 2, 2
     files = {f"resources/topic/n{n}.html": memory_bytes(f"Note {n} holds.") for n in range(count)}
     store.commit(files)
+    monkeypatch.setattr("memhtml.app.indexing.rebuild.PROJECTION_BATCH", batch)
     progress = FakeProgress()
     indexer = store.indexer(parse=ParseSettings(workers=workers, pool_min_files=2))
-    indexer.rebuild(embed=False, progress=progress)
+    assert count == indexer.rebuild(embed=False, progress=progress).files_indexed
+    calls = progress.calls[: progress.calls.index(("finish", "", 0))]
+    assert [(PHASE_INDEXING, count, count)] == progress.summary()
+    assert [2, 2, 2, 2, 1] == [units for kind, _, units in calls if kind == "advance"]
+
+
+def test_an_update_on_the_pool_reports_its_parse_per_batch(store: Store) -> None:
+    """An update that parses enough files to use the pool advances once per pool batch."""
+    count, workers = 9, 2
+    indexer = store.indexer(parse=ParseSettings(workers=workers, pool_min_files=2))
+    indexer.rebuild(embed=False)
+    store.commit(
+        {f"resources/topic/n{n}.html": memory_bytes(f"Note {n} holds.") for n in range(count)}
+    )
+    progress = FakeProgress()
+    indexer.update(embed=False, progress=progress)
     size = -(-count // (workers * BATCHES_PER_WORKER))
     batches = [min(size, count - start) for start in range(0, count, size)]
-    parse_calls = progress.calls[: progress.calls.index(("finish", "", 0))]
-    assert (PHASE_PARSING, count, count) == progress.summary()[0]
-    assert batches == [units for kind, _, units in parse_calls if kind == "advance"]
+    calls = progress.calls[: progress.calls.index(("finish", "", 0))]
+    assert [(PHASE_PARSING, count, count)] == progress.summary()
+    assert batches == [units for kind, _, units in calls if kind == "advance"]
 
 
 def test_update_reports_the_changed_files_and_their_new_chunks(store: Store) -> None:
@@ -126,14 +143,13 @@ def test_an_update_with_nothing_to_do_announces_nothing(store: Store) -> None:
 
 
 def test_a_first_update_reports_as_the_rebuild_it_runs(store: Store) -> None:
-    """With no watermark, update rebuilds, and says so through the same three phases."""
+    """With no watermark, update rebuilds, and says so through the same two phases."""
     _three_files_and_a_broken_one(store)
     progress = FakeProgress()
     store.indexer().update(embed=True, progress=progress)
     chunks = _chunks(store)
     assert [
-        (PHASE_PARSING, 4, 4),
-        (PHASE_PROJECTING, 3, 3),
+        (PHASE_INDEXING, 4, 4),
         (PHASE_EMBEDDING, chunks, chunks),
     ] == progress.summary()
 

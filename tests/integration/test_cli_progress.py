@@ -15,7 +15,7 @@ import pytest
 from click.testing import Result
 
 from memhtml.app.cli.progress import PHASE_LABELS
-from memhtml.ports.progress import PHASE_APPLYING, PHASE_PARSING, PHASE_PROJECTING
+from memhtml.ports.progress import PHASE_APPLYING, PHASE_INDEXING, PHASE_PARSING
 from tests.integration.test_cli_commands_store import (
     APPLY_BATCH,
     EXPORT_WRITE,
@@ -109,9 +109,9 @@ def test_apply_in_a_pipe_draws_no_bar(store: Store) -> None:
     assert_no_bar(result)
 
 
-def test_rebuild_at_a_terminal_draws_a_bar_per_phase(store: Store) -> None:
-    """Parsing then projecting, each filled to the file count and ended with a newline; the
-    envelope is still the only thing on stdout."""
+def test_rebuild_at_a_terminal_draws_its_indexing_bar(store: Store) -> None:
+    """One bar for parsing and writing together, filled to the file count and ended with a
+    newline; the envelope is still the only thing on stdout."""
     store.ok(*EXPORT_WRITE)
     store.ok(*LOCK_WRITE)
     status, stdout, terminal = run_at_a_terminal(
@@ -120,11 +120,8 @@ def test_rebuild_at_a_terminal_draws_a_bar_per_phase(store: Store) -> None:
     assert 0 == status, terminal
     report = one_envelope(stdout)["data"]
     assert ("rebuild", 2) == (report["mode"], report["filesIndexed"])
-    assert f"{_bar(PHASE_PARSING, 2, 2)}\n" in terminal
-    assert f"{_bar(PHASE_PROJECTING, 2, 2)}\n" in terminal
-    assert terminal.index(PHASE_LABELS[PHASE_PARSING]) < terminal.index(
-        PHASE_LABELS[PHASE_PROJECTING]
-    )
+    assert f"{_bar(PHASE_INDEXING, 2, 2)}\n" in terminal
+    assert PHASE_LABELS[PHASE_PARSING] not in terminal
 
 
 def test_apply_at_a_terminal_draws_the_ops_and_the_index_pass(store: Store) -> None:
@@ -162,4 +159,4 @@ def test_the_rebuild_after_a_lost_index_is_reported_in_a_pipe(store: Store) -> N
         result = store.run("search", "ledger lock")
     hits = data(result)["hits"]
     assert 1 <= len(hits)
-    assert f"memhtml: {PHASE_LABELS[PHASE_PROJECTING]}: 2/2 in " in result.stderr
+    assert f"memhtml: {PHASE_LABELS[PHASE_INDEXING]}: 2/2 in " in result.stderr

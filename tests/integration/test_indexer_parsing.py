@@ -1,4 +1,6 @@
-"""Parsing many files for the indexer: serial, on a fork pool, and the fallbacks between them."""
+"""Parsing many files for the indexer: serial, on a fork pool, and the fallbacks between them;
+all at once (``parse_files``) or parsed and projected batch by batch in order
+(``projected_in_order``, the rebuild's)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,15 @@ from memhtml.app.indexing.parse_pool import (
     SourceFile,
     parse_files,
 )
+from memhtml.app.indexing.parse_stream import ProjectedFile, projected_in_order
 from memhtml.domain.content_claims import ParsedFile
 from memhtml.domain.model import MemoryDoc
+from memhtml.domain.projection import project_file
 from memhtml.ports.indexer import SkippedFile
 from tests.contract.test_indexer_rebuild import memory_bytes
 
 POOL = ParseSettings(workers=2, pool_min_files=0)
+INDEXED_AT = "2026-12-03T08:00:00Z"
 
 
 def corpus() -> list[SourceFile]:
@@ -29,6 +34,13 @@ def corpus() -> list[SourceFile]:
         for i in range(6)
     ]
     return [*files, SourceFile(path="areas/z.html", blob_sha="f" * 40, data=b"<p>nothing</p>")]
+
+
+def dies_on_the_fourth(data: bytes) -> MemoryDoc:
+    """A parser whose worker dies on one file half-way through the tree."""
+    if multiprocessing.parent_process() is not None and b"M3 holds." in data:
+        os._exit(3)
+    return parse_memory(data)
 
 
 def dies_in_a_worker(data: bytes) -> MemoryDoc:
@@ -72,6 +84,70 @@ def test_a_parser_bug_is_a_skip_not_a_crash() -> None:
         for i in range(2)
     ]
     assert expected == outcomes
+
+
+def streamed(parser: object, settings: ParseSettings, batch_size: int) -> list[list[object]]:
+    """Every batch ``projected_in_order`` yields, each projected file checked against
+    ``project_file`` and then given as the parsed file ``parse_files`` would return."""
+    batches: list[list[object]] = []
+    with projected_in_order(
+        corpus(),
+        parser,  # type: ignore[arg-type]
+        settings,
+        batch_size=batch_size,
+        indexed_at=INDEXED_AT,
+    ) as stream:
+        for batch in stream:
+            batches.append([_parsed(outcome) for outcome in batch])
+    return batches
+
+
+def _parsed(outcome: object) -> object:
+    if not isinstance(outcome, ProjectedFile):
+        return outcome
+    file = outcome.file
+    expected = project_file(
+        path=file.path, blob_sha=file.blob_sha, doc=file.doc, indexed_at=INDEXED_AT
+    )
+    assert expected == outcome.projection
+    return file
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 7, 200])
+@pytest.mark.parametrize("settings", [ParseSettings(workers=1), POOL], ids=["serial", "pool"])
+def test_the_stream_yields_the_serial_outcomes_in_batches_in_order(
+    settings: ParseSettings, batch_size: int
+) -> None:
+    """Batch by batch, serial or on the pool: the batches are cut at ``batch_size``, every
+    projection is ``project_file``'s, and together they are exactly what parsing everything at
+    once gives."""
+    batches = streamed(parse_memory, settings, batch_size)
+    expected = serial_outcomes()
+    assert [len(expected[i : i + batch_size]) for i in range(0, 7, batch_size)] == [
+        len(batch) for batch in batches
+    ]
+    assert expected == [outcome for batch in batches for outcome in batch]
+
+
+@pytest.mark.parametrize("parser", [dies_in_a_worker, dies_on_the_fourth])
+def test_a_pool_that_breaks_mid_stream_leaves_the_rest_to_this_process(parser: object) -> None:
+    """A worker that dies at the first batch or half-way: the batches the pool did not
+    return are parsed here, and the stream is what a serial parse gives."""
+    batches = streamed(parser, POOL, 2)
+    assert serial_outcomes() == [outcome for batch in batches for outcome in batch]
+
+
+def test_leaving_the_stream_early_stops_the_workers() -> None:
+    """A rebuild whose write fails leaves the stream after its first batch: the pool's
+    workers are gone when the context is."""
+    before = set(multiprocessing.active_children())
+    with projected_in_order(
+        corpus(), parse_memory, POOL, batch_size=1, indexed_at=INDEXED_AT
+    ) as batches:
+        next(batches)
+        workers = set(multiprocessing.active_children()) - before
+        assert 2 == len(workers)
+    assert all(not worker.is_alive() for worker in workers)
 
 
 @pytest.mark.parametrize(("workers", "pool_min_files"), [(0, 0), (1, -1)])

@@ -19,7 +19,7 @@ from memhtml.app.cli.progress import (
     TerminalProgress,
     render_bar,
 )
-from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_PARSING, PHASE_PROJECTING
+from memhtml.ports.progress import PHASE_EMBEDDING, PHASE_INDEXING, PHASE_PARSING
 
 
 class TerminalBuffer(io.StringIO):
@@ -158,10 +158,10 @@ def test_a_slow_implicit_phase_is_reported() -> None:
     """The rebuild after a lost index outlasts min_seconds: its line is printed."""
     stream, clock = io.StringIO(), FakeClock()
     with TerminalProgress(stream, clock=clock, min_seconds=1.0) as sink:
-        sink.start(PHASE_PROJECTING, 4)
+        sink.start(PHASE_INDEXING, 4)
         clock.now += 1.5
         sink.advance(4)
-    assert f"memhtml: {PHASE_LABELS[PHASE_PROJECTING]}: 4/4 in 1.5 s\n" == stream.getvalue()
+    assert f"memhtml: {PHASE_LABELS[PHASE_INDEXING]}: 4/4 in 1.5 s\n" == stream.getvalue()
 
 
 def test_quiet_prints_nothing_anywhere() -> None:
@@ -197,7 +197,7 @@ def test_a_held_stores_progress_reports_to_the_command_running_when_a_phase_star
     sink.start(PHASE_PARSING, 2)
     sink.advance(2)
     running[0] = TerminalProgress(second)
-    sink.start(PHASE_PROJECTING, 3)
+    sink.start(PHASE_INDEXING, 3)
     sink.advance(3)
     sink.finish()
     running[0] = TerminalProgress(first, quiet=True)
@@ -205,6 +205,6 @@ def test_a_held_stores_progress_reports_to_the_command_running_when_a_phase_star
     sink.finish()
     assert first.getvalue().startswith(f"memhtml: {PHASE_LABELS[PHASE_PARSING]}: 2/2 in ")
     assert first.getvalue().count("\n") == 1
-    assert second.getvalue().startswith(f"memhtml: {PHASE_LABELS[PHASE_PROJECTING]}: 3/3 in ")
+    assert second.getvalue().startswith(f"memhtml: {PHASE_LABELS[PHASE_INDEXING]}: 3/3 in ")
     sink.advance(5)  # between phases: ignored
     assert second.getvalue().count("\n") == 1

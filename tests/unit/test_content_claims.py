@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import attrs
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from memhtml.domain.content_claims import (
+    FirstHolders,
     ParsedFile,
     claim_hashes,
     duplicate_hashes,
@@ -169,6 +171,33 @@ def test_split_duplicates_keeps_the_smallest_path_whatever_the_order(
     }
     expected = sorted(p for p, c in tree.items() if not takes_part(p, c) or winners[c[0]] == p)
     assert (expected, len(tree)) == (sorted(f.path for f in kept), len(kept) + len(duplicates))
+
+
+@given(trees, st.lists(st.integers(min_value=1, max_value=len(PATHS)), max_size=len(PATHS)))
+def test_first_holders_over_sorted_batches_agree_with_split_duplicates(
+    tree: Tree, cuts: list[int]
+) -> None:
+    """A rebuild that writes each batch as it is parsed keeps and skips what a rebuild over
+    the whole tree does, wherever the batches are cut."""
+    files = sorted(files_of(tree), key=lambda f: f.path)
+    holders = FirstHolders()
+    kept: list[ParsedFile] = []
+    duplicates: list[ParsedFile] = []
+    start = 0
+    for end in [*sorted({min(c, len(files)) for c in cuts}), len(files)]:
+        batch_kept, batch_duplicates = holders.split(files[start:end])
+        kept += batch_kept
+        duplicates += batch_duplicates
+        start = max(start, end)
+    assert split_duplicates(files) == (kept, duplicates)
+
+
+def test_first_holders_refuse_a_path_out_of_order() -> None:
+    """Out of order, the first holder need not be the smallest path: refused, not guessed."""
+    holders = FirstHolders()
+    holders.split([parsed(B, (ONE, "semantic"))])
+    with pytest.raises(ValueError, match="ascending"):
+        holders.split([parsed(A, (ONE, "semantic"))])
 
 
 @given(trees, st.sets(st.sampled_from(PATHS)), st.dictionaries(st.sampled_from(PATHS), contents))

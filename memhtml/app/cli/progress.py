@@ -21,8 +21,8 @@ from typing import Final, TextIO
 from memhtml.ports.progress import (
     PHASE_APPLYING,
     PHASE_EMBEDDING,
+    PHASE_INDEXING,
     PHASE_PARSING,
-    PHASE_PROJECTING,
     PHASE_SCANNING,
 )
 
@@ -31,7 +31,7 @@ FILLED: Final = "#"
 EMPTY: Final = "-"
 PHASE_LABELS: Final = {
     PHASE_PARSING: "parsing files",
-    PHASE_PROJECTING: "projecting files",
+    PHASE_INDEXING: "indexing files",
     PHASE_EMBEDDING: "embedding chunks",
     PHASE_APPLYING: "applying ops",
     PHASE_SCANNING: "scanning transcripts (bytes)",

@@ -108,7 +108,7 @@ def parse_files(
         return []
     outcomes: list[MemoryDoc | Refusal] | None = None
     progress.start(PHASE_PARSING, len(datas))
-    if _use_pool(len(datas), parser, settings):
+    if pool_helps(len(datas), parser, settings):
         # Imported here: a one-file update (every write) never starts a pool.
         from concurrent.futures.process import BrokenProcessPool
 
@@ -125,7 +125,7 @@ def parse_files(
             outcomes.append(_parse_one(parser, data))
             progress.advance()
     progress.finish()
-    return [_result(file, outcome) for file, outcome in zip(files, outcomes, strict=True)]
+    return [file_outcome(file, outcome) for file, outcome in zip(files, outcomes, strict=True)]
 
 
 def _known(files: Sequence[SourceFile], known: Mapping[bytes, MemoryDoc]) -> dict[int, ParsedFile]:
@@ -161,7 +161,8 @@ def _parse_one(parser: MemoryParser, data: bytes) -> MemoryDoc | Refusal:
         return ((PARSE_ERROR, ""),)
 
 
-def _use_pool(count: int, parser: MemoryParser, settings: ParseSettings) -> bool:
+def pool_helps(count: int, parser: MemoryParser, settings: ParseSettings) -> bool:
+    """Whether parsing ``count`` files on a process pool can pay: see ``parse_files``."""
     if settings.workers < 2 or count < max(settings.pool_min_files, 2):
         return False
     if not sys.platform.startswith(POOL_PLATFORM):
@@ -221,9 +222,15 @@ def _parse_on_pool(
     return outcomes
 
 
-def _result(file: SourceFile, outcome: MemoryDoc | Refusal) -> ParsedFile | SkippedFile:
+def file_outcome(file: SourceFile, outcome: MemoryDoc | Refusal) -> ParsedFile | SkippedFile:
+    """``file`` parsed, or skipped with the codes and details that refused it."""
     if isinstance(outcome, MemoryDoc):
         return ParsedFile(path=file.path, blob_sha=file.blob_sha, doc=outcome)
+    return skipped_file(file, outcome)
+
+
+def skipped_file(file: SourceFile, outcome: Refusal) -> SkippedFile:
+    """``file`` skipped with the codes and details that refused it."""
     return SkippedFile(
         path=file.path,
         reasons=tuple(code for code, _ in outcome),

@@ -1,5 +1,6 @@
-"""A full rebuild: the tree at HEAD read first, then one truncate, the projections, the vectors
-put back, and the commit recorded last (docs/index-schema.md §3.7).
+"""A full rebuild: HEAD's memory files listed and read, one truncate, the projections written
+batch by batch as they are parsed, the vectors put back, and the commit recorded last
+(docs/index-schema.md §3.7).
 
 The watermark is NULL from the truncate until the last write, so a rebuild that dies anywhere
 in between is visible to the next ``update`` as ``IndexStale``, never as a current index with
@@ -8,45 +9,30 @@ rows missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Final
-
-import attrs
 
 from memhtml.app.indexing.context import IndexContext
 from memhtml.app.indexing.embedding import EmbedOutcome, embed_pending
-from memhtml.app.indexing.parse_pool import SourceFile, parse_files
-from memhtml.domain.content_claims import ParsedFile, split_duplicates
+from memhtml.app.indexing.parse_pool import SourceFile
+from memhtml.app.indexing.parse_stream import ProjectedFile, projected_in_order
+from memhtml.domain.content_claims import FirstHolders
 from memhtml.domain.paths import is_indexable_path
-from memhtml.domain.projection import FileProjection, project_file
 from memhtml.domain.vocabulary import PARA_BUCKETS
 from memhtml.faults import fault_point
 from memhtml.ports.indexer import SKIP_DUPLICATE_CONTENT, RebuildReport, SkippedFile
-from memhtml.ports.progress import NO_PROGRESS, PHASE_PROJECTING, ProgressSink
+from memhtml.ports.progress import NO_PROGRESS, PHASE_INDEXING, ProgressSink
 
 # The buckets a rebuild lists, so `.memhtml/` and the repository's own docs are never read.
 TREE_PREFIXES: Final = PARA_BUCKETS
 PROJECTION_BATCH: Final = 200
-"""Files handed to the store per call: the progress bar moves, and memory stays bounded."""
+"""Files parsed, then handed to the store, per batch: the first write starts after one batch
+is parsed, the progress bar moves, and memory stays bounded."""
 
 
-@attrs.frozen(kw_only=True)
-class TreeSnapshot:
-    """The tree at HEAD, parsed: what the rebuild will write, read before anything is changed."""
+def listed_files(context: IndexContext) -> tuple[str | None, list[SourceFile]]:
+    """HEAD and its indexable memory files with their bytes, in ascending path order.
 
-    head: str | None
-    parsed: tuple[ParsedFile, ...]
-    skipped: tuple[SkippedFile, ...]
-    duplicates: tuple[tuple[str, str], ...] = ()
-    """``(path, content hash)`` of the files skipped because a smaller path holds it."""
-
-
-def read_tree(context: IndexContext, progress: ProgressSink = NO_PROGRESS) -> TreeSnapshot:
-    """List HEAD's memory files, read their blobs in one batch and parse them.
-
-    An unborn HEAD is an empty tree. Files that fail to parse, and active non-task files whose
-    content another such file with a smaller path holds, are skipped. ``progress``
-    hears of the parsing phase.
+    An unborn HEAD is an empty tree. The blobs are read in one batch.
     """
     head = context.git.head()
     entries = () if head is None else context.git.list_tree(head, TREE_PREFIXES)
@@ -55,18 +41,8 @@ def read_tree(context: IndexContext, progress: ProgressSink = NO_PROGRESS) -> Tr
     sources = [
         SourceFile(path=e.path, blob_sha=e.blob_sha, data=blobs[e.blob_sha]) for e in entries
     ]
-    outcomes = parse_files(sources, context.parser, context.parse, progress)
-    parsed = [outcome for outcome in outcomes if isinstance(outcome, ParsedFile)]
-    skipped = [outcome for outcome in outcomes if isinstance(outcome, SkippedFile)]
-    kept, duplicates = split_duplicates(parsed)
-    skipped += [SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in duplicates]
-    skipped.sort(key=lambda skip: skip.path)
-    return TreeSnapshot(
-        head=head,
-        parsed=tuple(kept),
-        skipped=tuple(skipped),
-        duplicates=tuple((f.path, f.doc.content_hash) for f in duplicates),
-    )
+    sources.sort(key=lambda source: source.path)
+    return head, sources
 
 
 def run_rebuild(
@@ -74,21 +50,39 @@ def run_rebuild(
 ) -> RebuildReport:
     """Rebuild the index from the tree at HEAD (guards already passed; see ``StoreIndexer``).
 
-    ``progress`` hears of the parsing, projecting and embedding phases, in that order.
+    Files that fail to parse, and active non-task files whose content a smaller path holds,
+    are skipped and reported. ``progress`` hears of the indexing phase (files parsed and
+    written, skipped ones included) and then of the embedding phase.
     """
-    snapshot = read_tree(context, progress)
+    head, sources = listed_files(context)
     store = context.store
-    store.begin_rebuild(embed_model=context.model, embed_dim=context.dim, now=context.now())
-    fault_point("rebuild.truncated")
+    skipped: list[SkippedFile] = []
+    duplicates: dict[str, str] = {}
+    holders = FirstHolders()
     indexed_at = context.now()
-    if snapshot.parsed:
-        progress.start(PHASE_PROJECTING, len(snapshot.parsed))
-    for batch in _batches(_projections(snapshot.parsed, indexed_at)):
-        store.write_projections(batch)
-        progress.advance(len(batch))
-        fault_point("rebuild.batch")
-    if snapshot.parsed:
-        progress.finish()
+    with projected_in_order(
+        sources, context.parser, context.parse, batch_size=PROJECTION_BATCH, indexed_at=indexed_at
+    ) as batches:
+        # After the pool started (its workers fork before the first transaction opens).
+        store.begin_rebuild(embed_model=context.model, embed_dim=context.dim, now=context.now())
+        fault_point("rebuild.truncated")
+        if sources:
+            progress.start(PHASE_INDEXING, len(sources))
+        for outcomes in batches:
+            projected = [outcome for outcome in outcomes if isinstance(outcome, ProjectedFile)]
+            skipped += [outcome for outcome in outcomes if isinstance(outcome, SkippedFile)]
+            kept, repeated = holders.split(p.file for p in projected)
+            skipped += [
+                SkippedFile(path=f.path, reasons=(SKIP_DUPLICATE_CONTENT,)) for f in repeated
+            ]
+            duplicates.update((f.path, f.doc.content_hash) for f in repeated)
+            if kept:
+                keep = {file.path for file in kept}
+                store.write_projections([p.projection for p in projected if p.file.path in keep])
+            progress.advance(len(outcomes))
+            fault_point("rebuild.batch")
+        if sources:
+            progress.finish()
     preserved = store.finish_rebuild(embed_model=context.model)
     store.refresh_context()
     fault_point("rebuild.projected")
@@ -103,38 +97,16 @@ def run_rebuild(
             progress=progress,
         )
     fault_point("rebuild.embedded")
-    store.record_head(
-        head_sha=snapshot.head,
-        dirty_paths=(),
-        duplicates=dict(snapshot.duplicates),
-        now=context.now(),
-    )
+    store.record_head(head_sha=head, dirty_paths=(), duplicates=duplicates, now=context.now())
     counts = store.row_counts()
+    skipped.sort(key=lambda skip: skip.path)
     return RebuildReport(
-        head_sha=snapshot.head,
+        head_sha=head,
         files_indexed=counts.files,
         chunks_indexed=counts.chunks,
         edges_indexed=counts.edges,
         embeddings_preserved=preserved,
         embeddings_written=outcome.written,
-        skipped=snapshot.skipped,
+        skipped=tuple(skipped),
         model_failure=outcome.failure,
     )
-
-
-def _projections(parsed: Sequence[ParsedFile], indexed_at: str) -> Iterator[FileProjection]:
-    for file in parsed:
-        yield project_file(
-            path=file.path, blob_sha=file.blob_sha, doc=file.doc, indexed_at=indexed_at
-        )
-
-
-def _batches(projections: Iterator[FileProjection]) -> Iterator[list[FileProjection]]:
-    batch: list[FileProjection] = []
-    for projection in projections:
-        batch.append(projection)
-        if len(batch) == PROJECTION_BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
