@@ -292,3 +292,11 @@ def test_bare_may_and_march_are_not_dates() -> None:
         frame_key("The job may march on"),
         frame_key("The job runs in May 2026"),
     )
+
+
+@given(st.lists(st.one_of(frame_fragments, st.text()), min_size=1, max_size=6))
+def test_a_remembered_frame_is_a_fresh_derivation(gists: list[str]) -> None:
+    """Asked again (the conflict assist, then the projection), ``frame_of`` answers from its
+    memory exactly what deriving the frame afresh gives."""
+    for gist in [*gists, *reversed(gists)]:
+        assert frame_of.__wrapped__(gist) == frame_of(gist)
