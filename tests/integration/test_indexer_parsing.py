@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,7 @@ from memhtml.app.indexing.parse_pool import (
     SourceFile,
     parse_files,
 )
-from memhtml.app.indexing.parse_stream import ProjectedFile, projected_in_order
+from memhtml.app.indexing.parse_stream import AHEAD_PER_WORKER, ProjectedFile, projected_in_order
 from memhtml.domain.content_claims import ParsedFile
 from memhtml.domain.model import MemoryDoc
 from memhtml.domain.projection import project_file
@@ -40,6 +42,13 @@ def dies_on_the_fourth(data: bytes) -> MemoryDoc:
     """A parser whose worker dies on one file half-way through the tree."""
     if multiprocessing.parent_process() is not None and b"M3 holds." in data:
         os._exit(3)
+    return parse_memory(data)
+
+
+def leaves_a_mark(data: bytes) -> MemoryDoc:
+    """A parser that drops one file per document into ``$MARKS_DIR``: parsing seen from here."""
+    marks = Path(os.environ["MARKS_DIR"])
+    (marks / f"{os.getpid()}-{len(list(marks.iterdir()))}-{hash(data)}").touch()
     return parse_memory(data)
 
 
@@ -135,6 +144,27 @@ def test_a_pool_that_breaks_mid_stream_leaves_the_rest_to_this_process(parser: o
     return are parsed here, and the stream is what a serial parse gives."""
     batches = streamed(parser, POOL, 2)
     assert serial_outcomes() == [outcome for batch in batches for outcome in batch]
+
+
+def test_the_pool_runs_only_a_few_batches_ahead_of_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the caller is still on its first batch, the workers parse at most the batches
+    handed out ahead of it; the rest wait until the caller asks, then all arrive."""
+    monkeypatch.setenv("MARKS_DIR", str(tmp_path))
+    files = [
+        SourceFile(path=f"areas/m{i:02d}.html", blob_sha=f"{i:040x}", data=memory_bytes(f"M{i}."))
+        for i in range(40)
+    ]
+    ahead = POOL.workers * (1 + AHEAD_PER_WORKER)
+    with projected_in_order(
+        files, leaves_a_mark, POOL, batch_size=1, indexed_at=INDEXED_AT
+    ) as batches:
+        next(batches)
+        time.sleep(0.5)  # ample for two workers to parse all 40 files if they were handed them
+        assert len(list(tmp_path.iterdir())) <= ahead + 1
+        assert 39 == sum(1 for _ in batches)
+    assert 40 == len(list(tmp_path.iterdir()))
 
 
 def test_leaving_the_stream_early_stops_the_workers() -> None:
