@@ -240,7 +240,6 @@ class Database:
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
             connection.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-            connection.execute("PRAGMA temp_store=MEMORY")
 
         self._guarded("configure connection", prepare)
 
