@@ -1,4 +1,5 @@
-"""A killed ``index rebuild`` leaves no process behind: its fork-pool parse workers die with it.
+"""A killed ``index rebuild`` leaves no process behind: its fork-pool parse workers die with it,
+whether it was killed while they parsed or between two of the batches it streams.
 
 Before, each kill left both workers running for good (they hold a copy of the pool's pipes, so
 they never read EOF, and of the database files). Read from ``/proc``: no psutil here.
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from memhtml.app.indexing.parse_pool import DEFAULT_POOL_MIN_FILES, DEFAULT_WORKERS
+from memhtml.app.indexing.rebuild import PROJECTION_BATCH
 from tests.faults.harness import (
     assert_recovered,
     cli_command,
@@ -21,6 +23,7 @@ from tests.faults.harness import (
     jsonl,
     ok,
     process_env,
+    run_killed_at,
     write_op,
 )
 
@@ -81,3 +84,19 @@ def test_killed_rebuild_leaves_no_worker_alive(tmp_path: Path) -> None:
         assert time.monotonic() < deadline, f"workers outlived their parent: {workers}"
         time.sleep(POLL_S)
     assert_recovered(root)
+
+
+def test_a_rebuild_killed_between_streamed_batches_leaves_no_worker_and_recovers(
+    tmp_path: Path,
+) -> None:
+    """kill -9 right after the second of three batches was written, the pool's workers still
+    holding the third: no worker outlives the rebuild, and the store recovers to an index
+    equal to a fresh rebuild (``assert_recovered`` checks both)."""
+    root = tmp_path / "store"
+    assert 0 == invoke(["init", "--repo", str(root)]).exit_code
+    memories = PROJECTION_BATCH * 2 + 40
+    assert memories > DEFAULT_POOL_MIN_FILES  # so the rebuild streams through the pool
+    ok(root, "apply", stdin=jsonl([write_op(n) for n in range(memories)]))
+    run_killed_at(root, "rebuild.batch:2", ["index", "rebuild"])
+    assert_recovered(root)
+    assert memories == ok(root, "index", "status")["files"]
