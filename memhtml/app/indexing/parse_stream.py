@@ -3,11 +3,11 @@ came back.
 
 A rebuild used to parse every file before writing its first row, so its two halves could not
 share the machine: parsing kept both cores busy, then projecting and writing kept one. Here
-every batch is handed to the pool at once, so the workers fork before the caller opens its
+the first batches go to the pool on entering, so the workers fork before the caller opens its
 first transaction; a worker parses and projects (both pure), and the batches come back in
-input order, so the caller writes batch k while the pool works on the batches after it. At
-most a few batches per worker are handed out ahead of the one the caller is writing, so a
-store of any size keeps a bounded number of projections in memory.
+input order, so the caller writes batch k while the pool works on the batches after it. Each
+batch the caller takes hands the pool the next one, at most ``AHEAD_PER_WORKER`` per worker
+queued beyond it, so a store of any size keeps a bounded number of projections in memory.
 Measured at 10,000 files on 2 cores (BENCHMARKS.md, fourteenth session), medians of an
 interleaved run: parsing everything first, 11.2 s; this, 9.7 s (a throwaway that streamed but
 projected in the caller, 9.1 s against 9.6 s in another run: the caller was the bottleneck).
