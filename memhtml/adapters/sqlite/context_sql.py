@@ -3,7 +3,9 @@
 ``file_context`` holds the document of each indexed memory that has some context, under that
 memory's rowid in ``files`` (migration 0013), and the path of the neighbour it quotes;
 ``context_fts`` indexes it (external content, kept in step by triggers, like ``files_fts`` over
-``files``). Triggers on ``files`` record every path whose
+``files``; a rebuild drops those triggers with its truncate, and the refresh that follows
+recreates them and indexes the documents in one pass: :func:`context_index_back_writes`).
+Triggers on ``files`` record every path whose
 row changed in ``context_dirty`` (migration 0004), in the same transaction as the change. A
 refresh redoes the documents those changes can reach — the changed memories, every memory of
 their sessions, memories that quoted one of them as neighbour, memories linking to one of
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Final
 
+from memhtml.adapters.sqlite.schema import CONTEXT_FTS_TRIGGERS, CONTEXT_INDEX_NAME
 from memhtml.adapters.sqlite.scope_sql import text_literal
 from memhtml.domain import lexical_context
 from memhtml.domain.lexical_context import (
@@ -29,6 +32,33 @@ CONTEXT_TABLE: Final = "file_context"
 DIRTY_TABLE: Final = "context_dirty"
 HAS_DIRTY_SQL: Final = f"SELECT EXISTS (SELECT 1 FROM {DIRTY_TABLE})"
 CLEAR_DIRTY_SQL: Final = f"DELETE FROM {DIRTY_TABLE}"
+CONTEXT_INDEX_OFF_SQL: Final = (
+    "SELECT count(*) < "
+    f"{len(CONTEXT_FTS_TRIGGERS)} FROM main.sqlite_master WHERE type = 'trigger' AND name IN "
+    f"({', '.join(text_literal(name) for name in CONTEXT_FTS_TRIGGERS)})"
+)
+"""Whether a rebuild dropped the context index's triggers (one row, 0 or 1)."""
+
+
+def context_index_off_writes() -> tuple[str, ...]:
+    """A rebuild's truncate, for the context index: no trigger run per document deleted now or
+    written by the refresh after it (``DELETE FROM file_context`` follows these)."""
+    return (
+        *(f"DROP TRIGGER IF EXISTS main.{name}" for name in CONTEXT_FTS_TRIGGERS),
+        f"INSERT INTO main.{CONTEXT_INDEX_NAME}({CONTEXT_INDEX_NAME}) VALUES ('delete-all')",
+    )
+
+
+def context_index_back_writes() -> tuple[str, ...]:
+    """The triggers recreated and every document indexed in one pass; run in the refresh's
+    transaction, after its writes. Until then the watermark stays NULL (the rebuild records it
+    later), so a rebuild that dies first is followed by another, never by an update."""
+    return (
+        *(f"DROP TRIGGER IF EXISTS main.{name}" for name in CONTEXT_FTS_TRIGGERS),
+        *CONTEXT_FTS_TRIGGERS.values(),
+        f"INSERT INTO main.{CONTEXT_INDEX_NAME}({CONTEXT_INDEX_NAME}) VALUES ('rebuild')",
+    )
+
 
 _PIECES: Final = {
     "meta": (

@@ -11,7 +11,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final
 
 from memhtml.adapters.sqlite.connection import Database, Query, Write, WriteMany
-from memhtml.adapters.sqlite.context_sql import HAS_DIRTY_SQL, refresh_context_writes
+from memhtml.adapters.sqlite.context_sql import (
+    CONTEXT_INDEX_OFF_SQL,
+    HAS_DIRTY_SQL,
+    context_index_back_writes,
+    context_index_off_writes,
+    refresh_context_writes,
+)
 from memhtml.adapters.sqlite.index_state import (
     begin_rebuild_writes,
     read_duplicates,
@@ -89,8 +95,10 @@ class SqliteIndexStore:
                     "FROM main.embeddings WHERE model = ? ON CONFLICT(chunk_id) DO NOTHING",
                     (embed_model,),
                 ),
-                # The full-text index is built once, by finish_rebuild: no trigger per row.
+                # The full-text index is built once, by finish_rebuild: no trigger per row;
+                # the context index once, by the refresh after it.
                 *((f"DROP TRIGGER IF EXISTS main.{name}", ()) for name in FTS_TRIGGERS),
+                *((sql, ()) for sql in context_index_off_writes()),
                 *((f"DELETE FROM main.{table}", ()) for table in MEMORY_TABLES),
                 (f"INSERT INTO main.{FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('delete-all')", ()),
             ),
@@ -160,12 +168,14 @@ class SqliteIndexStore:
         """See ``IndexStore.refresh_context``: nothing when no row changed since the last one;
         else the documents the changes reach, rewritten where they differ, in one step."""
         row = self._db.get(
-            f"SELECT ({HAS_DIRTY_SQL}), ({HAS_SESSION_DIRTY_SQL})",
+            f"SELECT ({HAS_DIRTY_SQL}), ({HAS_SESSION_DIRTY_SQL}), ({CONTEXT_INDEX_OFF_SQL})",
             operation="check context documents",
         )
-        if row is None or not (row[0] or row[1]):
+        if row is None or not (row[0] or row[1] or row[2]):
             return
         statements = [*(refresh_context_writes() if row[0] else ()), *REFRESH_SESSION_WRITES]
+        if row[2]:  # a rebuild's truncate dropped the context index's triggers
+            statements += context_index_back_writes()
         writes = [(sql, ()) for sql in statements]
         self._db.write_all(writes, operation="refresh context documents")
 

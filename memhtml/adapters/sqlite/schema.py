@@ -120,6 +120,30 @@ FTS_TRIGGERS: Final[dict[str, str]] = {
     ),
 }
 
+# The triggers that keep context_fts in step with file_context, exactly as migration 0004
+# creates them. A rebuild drops them with its truncate too; the refresh that writes the
+# context documents afterwards recreates them and indexes the table once (context_sql.py).
+CONTEXT_FTS_TRIGGERS: Final[dict[str, str]] = {
+    "context_fts_insert": (
+        "CREATE TRIGGER context_fts_insert AFTER INSERT ON file_context BEGIN\n"
+        "    INSERT INTO context_fts(rowid, text) VALUES (new.rowid, new.text);\n"
+        "END"
+    ),
+    "context_fts_delete": (
+        "CREATE TRIGGER context_fts_delete AFTER DELETE ON file_context BEGIN\n"
+        "    INSERT INTO context_fts(context_fts, rowid, text) "
+        "VALUES ('delete', old.rowid, old.text);\n"
+        "END"
+    ),
+    "context_fts_update": (
+        "CREATE TRIGGER context_fts_update AFTER UPDATE OF text ON file_context BEGIN\n"
+        "    INSERT INTO context_fts(context_fts, rowid, text) "
+        "VALUES ('delete', old.rowid, old.text);\n"
+        "    INSERT INTO context_fts(rowid, text) VALUES (new.rowid, new.text);\n"
+        "END"
+    ),
+}
+
 # Statements per write transaction in a bulk job: caps what one failure discards and how long
 # one write holds the write lock against other writers (WAL readers are never blocked). Each
 # commit writes the B-tree pages it dirtied to the WAL and may trigger a checkpoint, so
