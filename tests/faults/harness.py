@@ -259,10 +259,11 @@ def missing_from_working_tree(root: Path) -> list[str]:
 
 
 def canonical_index(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every memory table's rows, sorted, without the instants of indexing; checks the FTS
-    index against its content table on the way."""
+    """Every memory table's rows, sorted, without the instants of indexing; checks both FTS
+    indexes (own text, context documents) against their content tables on the way."""
     with Database.open(path) as db:
         db.run("INSERT INTO files_fts(files_fts) VALUES ('integrity-check')")
+        db.run("INSERT INTO context_fts(context_fts) VALUES ('integrity-check')")
         state = db.get("SELECT head_sha FROM index_state")
         assert state is not None
         assert state[0] == DulwichGit(path.parent.parent).head()
