@@ -24,7 +24,10 @@ REQUEST_TRAILER: Final = "Memhtml-Request"
 the process that ran it (the warm helper killed mid-command) finds its own commit."""
 REQUEST_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9-]{1,64}")
 _REQUEST_LINE: Final = re.compile(rf"^{REQUEST_TRAILER}: ({REQUEST_ID_PATTERN.pattern})$", re.M)
-_TRAILER_LINE: Final = re.compile(r"[A-Za-z0-9-]+: \S.*")
+# ASCII: a value is blank only when git would see it blank. collapse_whitespace keeps U+00A0
+# and other Unicode spaces (a session id may be one), which Unicode \S would not match, so a
+# block of trailers was taken for prose and the request trailer went into a block of its own.
+_TRAILER_LINE: Final = re.compile(r"[A-Za-z0-9-]+: \S.*", re.ASCII)
 
 INIT_SUBJECT: Final = "scaffold the memory repository"
 OP_INIT: Final = "init"

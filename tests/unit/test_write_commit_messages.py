@@ -134,6 +134,7 @@ REQUEST_IDS = st.from_regex(REQUEST_ID_PATTERN, fullmatch=True)
     request=REQUEST_IDS,
 )
 @example(subject="t", body="Reason: looks like a trailer", session=None, prompt=None, request="a")
+@example(subject="", body=None, session="\xa0", prompt=None, request="0")
 def test_a_request_trailer_is_read_back_and_changes_nothing_above_it(
     subject: str, body: str | None, session: str | None, prompt: str | None, request: str
 ) -> None:
