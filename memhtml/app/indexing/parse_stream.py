@@ -98,13 +98,14 @@ def projected_in_order(
         # The first submission forks every worker, before the caller opens a transaction.
         for _ in range(settings.workers * (1 + AHEAD_PER_WORKER)):
             feed.submit_next()
-        yield _gathered(parser, batches, feed, indexed_at)
+        yield feed.outcomes()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
 class _Feed:
-    """The batches handed to the pool, in order; ``None`` for one the pool could not take."""
+    """The batches handed to the pool, in order (``None`` for one the pool could not take),
+    and their outcomes read back in the same order."""
 
     def __init__(
         self,
@@ -118,7 +119,7 @@ class _Feed:
         self._batches = batches
         self._indexed_at = indexed_at
         self._submitted = 0
-        self.pending: deque[Future[list[Worked]] | None] = deque()
+        self._pending: deque[Future[list[Worked]] | None] = deque()
 
     def submit_next(self) -> None:
         """Hand the next batch to the pool, if any is left."""
@@ -131,9 +132,28 @@ class _Feed:
         try:
             future = self._pool.submit(parse_and_project, self._parser, batch, self._indexed_at)
         except (BrokenProcessPool, OSError):  # a worker died, or a fork was refused
-            self.pending.append(None)
+            self._pending.append(None)
             return
-        self.pending.append(future)
+        self._pending.append(future)
+
+    def outcomes(self) -> Iterator[Outcomes]:
+        """Each batch's outcomes, in order; taking one hands the pool the next batch."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        for batch in self._batches:
+            future = self._pending.popleft()
+            self.submit_next()
+            if future is None:
+                yield _here(self._parser, batch, self._indexed_at)
+                continue
+            try:
+                worked = future.result()
+            except (BrokenProcessPool, OSError):
+                # A worker killed (out of memory, say): this batch and every later one, whose
+                # futures fail the same way, are parsed here.
+                yield _here(self._parser, batch, self._indexed_at)
+                continue
+            yield _outcomes(batch, worked)
 
 
 def parse_and_project(
@@ -154,30 +174,6 @@ def _projected(file: SourceFile, doc: MemoryDoc, indexed_at: str) -> ProjectedFi
     )
     parsed = ParsedFile(path=file.path, blob_sha=file.blob_sha, doc=doc)
     return ProjectedFile(file=parsed, projection=projection)
-
-
-def _gathered(
-    parser: MemoryParser,
-    batches: Sequence[Sequence[SourceFile]],
-    feed: _Feed,
-    indexed_at: str,
-) -> Iterator[Outcomes]:
-    from concurrent.futures.process import BrokenProcessPool
-
-    for batch in batches:
-        future = feed.pending.popleft()
-        feed.submit_next()
-        if future is None:
-            yield _here(parser, batch, indexed_at)
-            continue
-        try:
-            worked = future.result()
-        except (BrokenProcessPool, OSError):
-            # A worker killed (out of memory, say): this batch and every later one, whose
-            # futures fail the same way, are parsed here.
-            yield _here(parser, batch, indexed_at)
-            continue
-        yield _outcomes(batch, worked)
 
 
 def _here(parser: MemoryParser, batch: Sequence[SourceFile], indexed_at: str) -> Outcomes:
