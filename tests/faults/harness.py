@@ -259,7 +259,8 @@ def missing_from_working_tree(root: Path) -> list[str]:
 
 
 def canonical_index(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every memory table's rows, sorted, without the instants of indexing; checks both FTS
+    """Every memory table's rows, sorted, without the instants of indexing, and the schema
+    (tables, indexes, triggers: a rebuild sets indexes and triggers aside); checks both FTS
     indexes (own text, context documents) against their content tables on the way."""
     with Database.open(path) as db:
         db.run("INSERT INTO files_fts(files_fts) VALUES ('integrity-check')")
@@ -267,7 +268,10 @@ def canonical_index(path: Path) -> dict[str, list[tuple[object, ...]]]:
         state = db.get("SELECT head_sha FROM index_state")
         assert state is not None
         assert state[0] == DulwichGit(path.parent.parent).head()
-        return {table: _rows(db, table, skip) for table, skip in INDEX_TABLES.items()}
+        return {
+            **_schema(db),
+            **{table: _rows(db, table, skip) for table, skip in INDEX_TABLES.items()},
+        }
 
 
 def fresh_rebuild(root: Path) -> dict[str, list[tuple[object, ...]]]:
@@ -285,7 +289,14 @@ def fresh_rebuild(root: Path) -> dict[str, list[tuple[object, ...]]]:
             embed_dim=int(MINILM_WATERMARK.rsplit("@", 1)[1]),
         ).rebuild(embed=False)
     with Database.open(scratch) as db:
-        return {table: _rows(db, table, skip) for table, skip in INDEX_TABLES.items()}
+        return {
+            **_schema(db),
+            **{table: _rows(db, table, skip) for table, skip in INDEX_TABLES.items()},
+        }
+
+
+def _schema(db: Database) -> dict[str, list[tuple[object, ...]]]:
+    return {"sqlite_master": sorted(db.all("SELECT type, name, sql FROM sqlite_master"), key=repr)}
 
 
 def _rows(db: Database, table: str, skip: frozenset[str]) -> list[tuple[object, ...]]:

@@ -18,6 +18,7 @@ from memhtml.adapters.sqlite.context_sql import (
     context_index_off_writes,
     refresh_context_writes,
 )
+from memhtml.adapters.sqlite.index_shelf import SHELVABLE_SQL, shelve_writes, unshelve_writes
 from memhtml.adapters.sqlite.index_state import (
     begin_rebuild_writes,
     read_duplicates,
@@ -81,6 +82,7 @@ class SqliteIndexStore:
 
     def begin_rebuild(self, *, embed_model: str, embed_dim: int, now: str) -> None:
         """See ``IndexStore.begin_rebuild``."""
+        shelvable = [str(row[0]) for row in self._db.all(SHELVABLE_SQL, operation="read indexes")]
         self._db.write_all(
             (
                 *begin_rebuild_writes(embed_model=embed_model, embed_dim=embed_dim, now=now),
@@ -101,6 +103,8 @@ class SqliteIndexStore:
                 *((sql, ()) for sql in context_index_off_writes()),
                 *((f"DELETE FROM main.{table}", ()) for table in MEMORY_TABLES),
                 (f"INSERT INTO main.{FTS_INDEX_NAME}({FTS_INDEX_NAME}) VALUES ('delete-all')", ()),
+                # After the deletes: migration 0002's delete trigger needs its index.
+                *shelve_writes(shelvable),
             ),
             operation="truncate for rebuild",
         )
@@ -128,6 +132,7 @@ class SqliteIndexStore:
                     (embed_model,),
                 ),
                 (f"DROP TABLE {STASH_TABLE}", ()),
+                *unshelve_writes(db),
                 *_full_text_back(),
             ],
             operation="restore stashed vectors",
