@@ -118,7 +118,7 @@ def build_stores(
     ``context_parts`` chooses what the ``context`` arm's documents hold (comma-separated parts
     of ``domain.lexical_context.CONTEXT_PARTS``; ``None`` keeps the default).
     """
-    import memhtml.app.indexing.rebuild as rebuild_module
+    import memhtml.app.indexing.parse_stream as rebuild_module
     import memhtml.domain.lexical_context as lexical_context
 
     if context_parts is not None:
