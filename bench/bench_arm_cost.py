@@ -7,12 +7,17 @@ after the other for each query and round, so load bursts hit both alike. Each se
 wall time and in the calling thread's CPU time (which a busy machine inflates far less); the
 table gives medians and the ratio, in hybrid mode (precomputed query vectors) and lexical mode.
 
-Run: ``.venv/bin/python -m bench.bench_arm_cost [--arm session] [--size 10000] [--rounds 5]``.
+``--dated`` appends "in <month> <year>" (a month of the corpus) to every query, so the time
+arms fire: the way to price ``time_words``, which fires only for a query that names a date.
+
+Run: ``.venv/bin/python -m bench.bench_arm_cost [--arm session] [--size 10000] [--rounds 5]
+[--dated]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import random
 import statistics
 import tempfile
@@ -58,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dated", action="store_true", help="every query names a month")
     args = parser.parse_args(argv)
     if args.arm not in {arm.name for arm in RANK_ARMS}:
         parser.error(f"no ranking arm is called {args.arm}")
@@ -71,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     words = vocabulary(random.Random(1))
     texts = queries(words, args.queries)
+    if args.dated:  # as bench_search's dated row: a month of the corpus, 40 days back
+        texts = [f"{text} in {NOW - dt.timedelta(days=40):%B %Y}" for text in texts]
     embedder = PrecomputedEmbedder({t: EMBEDDER.embed_query(t) for t in texts})
     clock = FixedClock(NOW)
     with tempfile.TemporaryDirectory() as directory:
@@ -90,7 +98,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 for name, action in paths.items():
                     samples[name].append(timed(action, text))
         db.close()
-    print(f"`{machine_line()}` · {args.size:,} memories · {args.queries} queries × {args.rounds}")
+    dated = " naming a month" if args.dated else ""
+    print(
+        f"`{machine_line()}` · {args.size:,} memories · "
+        f"{args.queries} queries{dated} × {args.rounds}"
+    )
     print()
     print("| mode, arms | wall p50 ms | CPU p50 ms |")
     print("|---|---:|---:|")
