@@ -119,6 +119,12 @@ RANK_ARMS: Final[tuple[ArmSpec, ...]] = (
         needs=frozenset({ArmNeed.QUERY_WINDOWS}),
     ),
     ArmSpec(
+        name="time_words",
+        weight=1.0,
+        kind=ArmKind.QUERY,
+        needs=frozenset({ArmNeed.QUERY_WINDOWS, ArmNeed.QUERY_VECTOR, ArmNeed.QUERY_TERMS}),
+    ),
+    ArmSpec(
         name="graph",
         weight=0.5,
         kind=ArmKind.QUERY,
@@ -135,7 +141,9 @@ gains turn recall on LoCoMo, but a warm search at 10,000 memories with it still 
 session edges were measured on LoCoMo (docs/ranking.md §10), ``time`` (the vector arm inside
 the dates a query names, ``domain.query_dates``) when its windows were; it fires only for a
 query that names a date (the planner offers windows only beside a vector or terms to rank
-them by)."""
+them by). ``time_words`` ranks the same windows by the words (the own text's bm25) beside
+``time`` ranking them by meaning; it needs the query vector too, because without one ``time``
+itself ranks by the words and a second arm would count them twice (docs/ranking.md §2.8)."""
 
 
 def selected_arm_names(
@@ -163,6 +171,11 @@ class Fused:
     score: float
     ranks: tuple[tuple[str, int], ...]
     via: GraphVia | None = None
+
+
+def ranks_windows(arms: Collection[ArmSpec]) -> bool:
+    """Whether one of ``arms`` ranks inside the day windows the query names (the time arms)."""
+    return any(ArmNeed.QUERY_WINDOWS in arm.needs for arm in arms)
 
 
 def arm_named(name: str, arms: Sequence[ArmSpec] = RANK_ARMS) -> ArmSpec:

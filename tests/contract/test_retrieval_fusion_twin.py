@@ -294,6 +294,8 @@ def _twin(
             full["entity"] = _entity_order(admitted, keys, arm_limit)
         elif arm.name == "time":
             full["time"] = _time_order(db, admitted, query_vector, any_match, windows)
+        elif arm.name == "time_words":
+            full["time_words"] = _time_order(db, admitted, None, any_match, windows)
         elif arm.name == "session":
             full["session"] = session_order(db, rows, admitted, any_match, arm_limit)
         elif arm.name == "graph":
@@ -458,7 +460,8 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=16, max_size=32
 )
 @example(
     # The time arm: b's event day and c's creation day fall in the window, a's event day does
-    # not (its creation day would); b and c are ranked by the vector arm's distance.
+    # not (its creation day would); b and c are ranked by the vector arm's distance, and b by
+    # the words in time_words (the all-terms form "cache AND drain" read as any term).
     rows=(
         MemoryRow(
             path="areas/a.html",
@@ -483,8 +486,8 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=16, max_size=32
     access=[],
     edges=[],
     scope=SearchScope(),
-    query_words=["cache"],
-    every_term=False,
+    query_words=["cache", "drain"],
+    every_term=True,
     query_vector=QUERY_VECTORS[0],
     query_keys=[],
     query_windows=[WINDOWS[0]],
@@ -495,6 +498,38 @@ arm_selections = st.lists(st.sampled_from(ARM_SUBSETS), min_size=16, max_size=32
     limit=12,
     now=NOW_STAMPS[0],
     selections=list(ARM_SUBSETS),
+)
+@example(
+    # The word-ranked time arm reads the fts arm's scored any-term matches: of the three
+    # memories inside the window the best bm25 is the one it keeps at an arm limit of 1; z is
+    # outside the window and holds the words too.
+    rows=(
+        MemoryRow(path="areas/a.html", fts_text="cache", created_at="2026-03-01T12:00:00Z"),
+        MemoryRow(
+            path="areas/B.html", fts_text="cache drain cache", created_at="2026-03-01T12:00:00Z"
+        ),
+        MemoryRow(path="resources/f.html", fts_text="drain", created_at="2026-03-01T12:00:00Z"),
+        MemoryRow(path="resources/z.html", fts_text="cache drain", created_at="2027-01-01"),
+    ),
+    access=[],
+    edges=[],
+    scope=SearchScope(),
+    query_words=["cache", "drain"],
+    every_term=False,
+    query_vector=QUERY_VECTORS[0],
+    query_keys=[],
+    query_windows=[WINDOWS[0]],
+    has_state=False,
+    arm_weights={},
+    k=20,
+    arm_limit=1,
+    limit=12,
+    now=NOW_STAMPS[0],
+    selections=[
+        frozenset({"fts", "time_words"}),
+        frozenset({"fts", "vector", "time", "time_words"}),
+        frozenset({"time_words"}),
+    ],
 )
 def test_sql_fold_equals_the_twin(
     rows: tuple[MemoryRow, ...],

@@ -81,7 +81,7 @@ def test_each_arm_returns_exactly_path_and_rank_from_one(name: str) -> None:
     keys = '["tag:ops", "tag:a", "tag:b", "tag:c"]'
     windows = f'["{DEFAULT_STAMP[:10]}|{DEFAULT_STAMP[:10]}"]'
     params = ("cache", 40, None, pack_f32((1.0, 0.0, 0.0, 0.0, 0.0, 0.0)), keys, windows)
-    used = {"vector": 4, "entity": 5, "time": 6}.get(name, 2)
+    used = {"vector": 4, "entity": 5, "time": 6, "time_words": 6}.get(name, 2)
     fts = f"arm_fts(path, rank) AS ({ARM_SQL['fts'](holes)})"
     seed = f"WITH {', '.join((fts, *graph_ctes(holes)))} " if seeded else ""
     rows = db.all(f"{seed}SELECT * FROM ({ARM_SQL[name](holes)})", params[:used])

@@ -130,14 +130,16 @@ def test_an_unscoped_filter_is_the_plain_default() -> None:
 
 def test_unscoped_statement_is_byte_identical_to_the_unfiltered_form() -> None:
     """Passing the empty scope builds the very statement the default scope builds, and binds
-    nothing after ?5 but the time arm's windows (the first place after the scope's values) and
+    nothing after ?5 but the time arms' windows (the first place after the scope's values) and
     the salience instant after them."""
     plan = FusionPlan(arms=RANK_ARMS, embed_model="m@1", now="2026-01-01T00:00:00Z")
     expected = build_rrf_sql(plan, assemble_scope())
     assert expected == build_rrf_sql(plan, assemble_scope(SearchScope(as_of=None)))
     assert expected is not None
     assert {6, 7} == {int(n) for n in re.findall(r"\?(\d+)", expected) if int(n) > 5}
-    untimed = attrs.evolve(plan, arms=tuple(arm for arm in RANK_ARMS if arm.name != "time"))
+    untimed = attrs.evolve(
+        plan, arms=tuple(arm for arm in RANK_ARMS if arm.name not in ("time", "time_words"))
+    )
     assert {6} == {
         int(n) for n in re.findall(r"\?(\d+)", build_rrf_sql(untimed, assemble_scope()) or "")
     } - {1, 2, 3, 4, 5}

@@ -87,6 +87,16 @@ def test_the_arm_fires_only_when_the_query_names_a_date(retrieval: RetrievalPipe
     assert ("time" in dated.arms, "time" in plain.arms) == (True, False)
 
 
+def test_the_word_ranked_time_arm_joins_only_beside_the_vector(
+    retrieval: RetrievalPipeline,
+) -> None:
+    """In hybrid mode a dated query ranks its windows twice, by meaning (time) and by the words
+    (time_words); in lexical mode the time arm ranks by the words and runs alone."""
+    dated = retrieval.search(SearchRequest(query="the release we shipped in May 2026"))
+    assert "time" in dated.arms
+    assert ("time_words" in dated.arms) == ("vector" in dated.arms)
+
+
 def test_a_month_outside_every_memory_ranks_nothing_new(retrieval: RetrievalPipeline) -> None:
     """Naming a month no memory falls in gives the same hits as the query without it."""
     with_month = _search(retrieval, "the release we shipped in December 2025", RankingOptions())

@@ -45,8 +45,8 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
     """The registry is fts, context, vector, recency, salience: the original tool's arms and weights
     except vector, halved on our LoCoMo runs (docs/decisions.md §12), plus the contextual full-text
     arm (docs/ranking.md §2.5); then the opt-in entity arm (issue 15) at 1, the opt-in session arm
-    (§2.9) at 0.25, the time arm (§2.8) at 1.5 and the graph arm at 0.5, last because it starts
-    from the others."""
+    (§2.9) at 0.25, the time arm (§2.8) at 1.5 and its word-ranked twin at 1, and the graph arm
+    at 0.5, last because it starts from the others."""
     expected = [
         ("fts", 1.0),
         ("context", 1.0),
@@ -56,6 +56,7 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
         ("entity", 1.0),
         ("session", 0.25),
         ("time", 1.5),
+        ("time_words", 1.0),
         ("graph", 0.5),
     ]
     assert expected == [(arm.name, arm.weight) for arm in RANK_ARMS]
@@ -64,8 +65,9 @@ def test_registry_holds_the_seed_arms_in_fold_order() -> None:
 def test_each_arm_declares_what_it_needs() -> None:
     """Both full-text arms and the session arm need terms, vector a query vector, salience the
     state plane, entity the query's entities, time the query's day windows (the planner offers
-    them only beside a vector or terms), recency nothing; graph needs another query arm to seed
-    it."""
+    them only beside a vector or terms), time_words the windows, the terms and the vector (without
+    a vector the time arm ranks by the terms itself), recency nothing; graph needs another query
+    arm to seed it."""
     expected = {
         "fts": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "context": (frozenset({ArmNeed.QUERY_TERMS}), False),
@@ -75,6 +77,10 @@ def test_each_arm_declares_what_it_needs() -> None:
         "entity": (frozenset({ArmNeed.QUERY_ENTITIES}), False),
         "session": (frozenset({ArmNeed.QUERY_TERMS}), False),
         "time": (frozenset({ArmNeed.QUERY_WINDOWS}), False),
+        "time_words": (
+            frozenset({ArmNeed.QUERY_WINDOWS, ArmNeed.QUERY_VECTOR, ArmNeed.QUERY_TERMS}),
+            False,
+        ),
         "graph": (frozenset(), True),
     }
     assert expected == {arm.name: (arm.needs, arm.seeded) for arm in RANK_ARMS}
@@ -94,12 +100,12 @@ def test_active_arms_drop_an_arm_whose_input_is_missing() -> None:
 
 
 def test_the_entity_arm_fires_only_when_selected() -> None:
-    """The entity arm is opt-in: with every input present the default set is the seven
-    evaluated arms (graph and time among them since they were measured), and naming it in the
-    selection adds it."""
+    """The entity arm is opt-in: with every input present the default set is the eight
+    evaluated arms (graph and both time arms among them since they were measured), and naming
+    it in the selection adds it."""
     everything = set(ArmNeed)
     assert (
-        ["fts", "context", "vector", "recency", "salience", "time", "graph"],
+        ["fts", "context", "vector", "recency", "salience", "time", "time_words", "graph"],
         ["fts", "entity", "graph"],
     ) == (
         [a.name for a in active_arms(everything)],
@@ -349,3 +355,13 @@ def test_bounded_priors_never_lift_a_memory_without_query_evidence(
 def test_a_bound_without_any_query_arm_adds_the_priors(rankings: dict[str, list[str]]) -> None:
     """With only priors firing there is nothing to bound: the fold is the unbounded one."""
     assert fuse(rankings) == fuse(rankings, prior_bound=0.04)
+
+
+def test_the_word_ranked_time_arm_fires_only_beside_a_vector() -> None:
+    """Without a query vector the time arm ranks its windows by the terms itself, so its
+    word-ranked twin stays out and the words are not counted twice; with one, both fire."""
+    dated = {ArmNeed.QUERY_TERMS, ArmNeed.QUERY_WINDOWS}
+    assert (["time"], ["time", "time_words"]) == (
+        [a.name for a in active_arms(dated) if a.name.startswith("time")],
+        [a.name for a in active_arms(dated | {ArmNeed.QUERY_VECTOR}) if a.name.startswith("time")],
+    )

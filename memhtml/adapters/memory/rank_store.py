@@ -72,6 +72,8 @@ class MemoryRankStore:
             not query.windows or (query.vector is None and query.lexical is None)
         ):
             raise ValueError("the time arm needs the query's windows and a vector or terms")
+        if "time_words" in names and (not query.windows or query.lexical is None):
+            raise ValueError("the time_words arm needs the query's windows and terms")
         rankers: dict[str, Callable[[FusionQuery, list[str]], list[str]]] = {
             "fts": self._fts,
             "context": self._context,
@@ -81,6 +83,7 @@ class MemoryRankStore:
             "entity": self._entity,
             "session": self._session,
             "time": self._time,
+            "time_words": self._time_words,
         }
         admitted = sorted(path for path in self._t.files if self._admits(query.scope, path))
         rankings: dict[str, list[str]] = {}
@@ -185,6 +188,16 @@ class MemoryRankStore:
         return sorted(kept, key=lambda p: (nearest[p], p))
 
     def _time(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        if query.vector is None:
+            return self._time_words(query, admitted)
+        nearest = self._nearest(query, self._inside_windows(query, admitted))
+        return sorted(nearest, key=lambda p: (nearest[p], p))
+
+    def _time_words(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
+        within = self._inside_windows(query, admitted)
+        return self._fts(attrs.evolve(query, lexical=_any_term(query.lexical)), within)
+
+    def _inside_windows(self, query: FusionQuery, admitted: Sequence[str]) -> list[str]:
         files = self._t.files
 
         def inside(path: str) -> bool:
@@ -192,11 +205,7 @@ class MemoryRankStore:
             stamp = row.event_at if row.event_at is not None else row.created_at
             return any(window.holds(stamp) for window in query.windows)
 
-        within = [path for path in admitted if inside(path)]
-        if query.vector is None:
-            return self._fts(attrs.evolve(query, lexical=_any_term(query.lexical)), within)
-        nearest = self._nearest(query, within)
-        return sorted(nearest, key=lambda p: (nearest[p], p))
+        return [path for path in admitted if inside(path)]
 
     def _nearest(self, query: FusionQuery, admitted: Sequence[str]) -> dict[str, float]:
         """Each admitted path with a vector in the query's space: its nearest chunk's distance."""

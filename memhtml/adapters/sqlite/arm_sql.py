@@ -61,14 +61,15 @@ class ArmHoles:
         vector_ranked: The placeholder holding the vector arm's list, ranked already (a JSON
             array of paths, best first; ``vector_preselect``), or ``None`` to scan.
         windows: The placeholder holding the query's day windows (a JSON array of
-            ``start|end`` ISO dates, ``DateWindow.as_text``), or ``None`` when ``time`` is off.
+            ``start|end`` ISO dates, ``DateWindow.as_text``), or ``None`` when neither time
+            arm fires.
         time_by_vector: The time arm ranks by the query vector; ``False`` by the own text's
             bm25 (a query without a vector).
         now_param: The placeholder holding ``now`` in Unix milliseconds, or ``None`` to inline
             the instant as a literal (an arm compiled on its own).
         shared_matches: The CTE holding every in-scope own-text match of ``?1`` with its bm25
-            (:data:`SHARED_MATCHES_CTE`), when the fts and session arms both read them; ``None``
-            when each arm matches on its own.
+            (:data:`SHARED_MATCHES_CTE`), when the fts arm and a word-ranked arm both read
+            them; ``None`` when each arm matches on its own.
     """
 
     file_filter: str
@@ -89,15 +90,16 @@ class ArmHoles:
 
 
 SHARED_MATCHES_CTE: Final = "own_matches"
-"""Every in-scope file whose own text matches ``?1``, with its session key, type and bm25: read
-by the fts and session arms when ``?1`` is the any-term form, so FTS5 scores each match once."""
+"""Every in-scope file whose own text matches ``?1``, with its session key, type, rowid and
+bm25: read by the fts arm and by the session and word-ranked time arms when ``?1`` is the
+any-term form, so FTS5 scores each match once."""
 
 
 def shared_matches_sql(scope: AssembledScope) -> str:
     # The fts arm's own rows (a query arm has no prior gate), before its order and LIMIT.
     return (
         "SELECT f.path AS path, f.session_id AS sid, f.archived AS arch, "
-        "f.memory_type AS mtype, bm25(files_fts) AS score "
+        "f.memory_type AS mtype, f.rowid AS rid, bm25(files_fts) AS score "
         "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
         f"WHERE files_fts MATCH ?{PARAM_QUERY} {scope.for_alias('f')}"
     )
@@ -172,35 +174,52 @@ def _vector_sql(holes: ArmHoles) -> str:
 def _time_sql(holes: ArmHoles) -> str:
     # The twin is MemoryRankStore._time: the memories whose event time (else creation time)
     # falls inside a window the query names, ranked by the query vector when there is one, else
-    # by the own text's bm25 under the any-term form (`replace` turns the all-terms form's
-    # joiner back; a term is a lowercased token or quoted phrase, so never holds " AND ").
-    # Days compare as text: the stamp's first ten characters against ISO bounds
-    # (domain.query_dates.DateWindow.holds). The set of files inside some window is computed
-    # once, each window a range of migration 0012's index on that very expression.
-    if holes.windows is None:
-        raise ValueError("the time arm needs the query's windows")
-    inside = (
-        f"f.rowid IN (SELECT g.rowid FROM json_each(?{holes.windows}) w JOIN files g "
-        "ON substr(coalesce(g.event_at, g.created_at), 1, 10) "
-        "BETWEEN substr(w.value, 1, 10) AND substr(w.value, 12))"
-    )
+    # by the own text's bm25 under the any-term form (_time_words_sql).
     if not holes.time_by_vector:
-        return (
-            "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
-            "SELECT f.path AS path, bm25(files_fts) AS score "
-            "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
-            f"WHERE files_fts MATCH replace(?{PARAM_QUERY}, {text_literal(ALL_JOINER)}, "
-            f"{text_literal(ANY_JOINER)}) AND {inside} {holes.scope('f')} "
-            f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
-        )
+        return _time_words_sql(holes)
     return (
         "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
         "SELECT c.path AS path, "
         f"min(coalesce(vec_distance_cosine(e.vec, ?{PARAM_QUERY_VECTOR}), 1.0)) AS dist "
         "FROM files f JOIN chunks c ON c.path = f.path "
         "JOIN embeddings e ON e.chunk_id = c.chunk_id "
-        f"WHERE +e.model = {text_literal(holes.embed_model)} AND {inside} {holes.scope('f')} "
-        f"GROUP BY c.path ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
+        f"WHERE +e.model = {text_literal(holes.embed_model)} AND {_inside_windows(holes)} "
+        f"{holes.scope('f')} GROUP BY c.path ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _time_words_sql(holes: ArmHoles) -> str:
+    # The windows ranked by the own text's bm25 under the any-term form (`replace` turns the
+    # all-terms form's joiner back; a term is a lowercased token or quoted phrase, so never
+    # holds " AND "): the time arm without a query vector, and the time_words arm beside one.
+    # When ?1 is the any-term form already, the fts arm's scored matches are read back.
+    if holes.shared_matches is not None:
+        return (
+            "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
+            f"SELECT m.path AS path, m.score AS score FROM {holes.shared_matches} m "
+            f"WHERE {_inside_windows(holes, 'm.rid')} "
+            f"ORDER BY m.score, m.path LIMIT ?{PARAM_ARM_LIMIT})"
+        )
+    return (
+        "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
+        "SELECT f.path AS path, bm25(files_fts) AS score "
+        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
+        f"WHERE files_fts MATCH replace(?{PARAM_QUERY}, {text_literal(ALL_JOINER)}, "
+        f"{text_literal(ANY_JOINER)}) AND {_inside_windows(holes)} {holes.scope('f')} "
+        f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
+    )
+
+
+def _inside_windows(holes: ArmHoles, rowid: str = "f.rowid") -> str:
+    # Days compare as text: the stamp's first ten characters against ISO bounds
+    # (domain.query_dates.DateWindow.holds). The set of files inside some window is computed
+    # once, each window a range of migration 0012's index on that very expression.
+    if holes.windows is None:
+        raise ValueError("the time arms need the query's windows")
+    return (
+        f"{rowid} IN (SELECT g.rowid FROM json_each(?{holes.windows}) w JOIN files g "
+        "ON substr(coalesce(g.event_at, g.created_at), 1, 10) "
+        "BETWEEN substr(w.value, 1, 10) AND substr(w.value, 12))"
     )
 
 
@@ -338,6 +357,7 @@ ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "entity": _entity_sql,
     "session": _session_sql,
     "time": _time_sql,
+    "time_words": _time_words_sql,
     "graph": _graph_sql,
 }
 """Per registry arm, its ``(path, rank)`` template. A new arm adds an entry here and there."""

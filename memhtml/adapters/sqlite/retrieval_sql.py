@@ -54,6 +54,7 @@ from memhtml.domain.fusion import (
     ArmSpec,
     Fused,
     prior_ceiling,
+    ranks_windows,
 )
 from memhtml.domain.graph import GraphVia
 from memhtml.domain.scope import ENTITY_SEPARATOR
@@ -101,8 +102,8 @@ def _vector_ranked_param(scope: AssembledScope) -> int:
 
 
 def _windows_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
-    """The placeholder of the time arm's windows: after the scope's values and a ranked list."""
-    if not any(arm.name == "time" for arm in plan.arms):
+    """The placeholder of the time arms' windows: after the scope's values and a ranked list."""
+    if not ranks_windows(plan.arms):
         return None
     return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked)
 
@@ -111,7 +112,7 @@ def _now_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
     """The placeholder of the salience instant: the last one, after the time arm's windows."""
     if not any(arm.name == "salience" for arm in plan.arms):
         return None
-    windows = int(any(arm.name == "time" for arm in plan.arms))
+    windows = int(ranks_windows(plan.arms))
     return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked) + windows
 
 
@@ -146,7 +147,10 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
         gate = f"AND {ALIAS_TOKEN}.path IN ({union})"
     ctes = []
     shared = None
-    if plan.any_form and {"fts", "session"} <= {arm.name for arm in plan.arms}:
+    names = {arm.name for arm in plan.arms}
+    # The arms that can read the fts arm's scored any-term matches instead of matching again.
+    readers = {"session", "time_words"} | (set() if plan.time_by_vector else {"time"})
+    if plan.any_form and "fts" in names and names & readers:
         shared = SHARED_MATCHES_CTE
         ctes.append(f"{shared} AS MATERIALIZED ({shared_matches_sql(scope)})")
     for arm in plan.arms:
@@ -252,8 +256,8 @@ def run_fusion(
         entities: The query's entity keys (``?5``); required when ``entity`` fires.
         vector_ranked: The vector arm's list, ranked already inside the same scope, bound and
             space (``vector_preselect``); ``None`` scans the vectors in the statement.
-        windows: The query's day windows as ``start|end`` texts; required when ``time``
-            fires.
+        windows: The query's day windows as ``start|end`` texts; required when ``time`` or
+            ``time_words`` fires.
 
     Raises:
         ValueError: A firing arm's input is missing (a caller bug, not a user error).
@@ -266,6 +270,8 @@ def run_fusion(
         raise ValueError("the vector arm needs a query vector")
     if "time" in names and (not windows or (vector is None and not match)):
         raise ValueError("the time arm needs the query's windows and a vector or MATCH text")
+    if "time_words" in names and (not windows or not match):
+        raise ValueError("the time_words arm needs the query's windows and MATCH text")
     if "entity" in names and not entities:
         raise ValueError("the entity arm needs the query's entities")
     if vector_ranked is not None:
@@ -287,7 +293,7 @@ def run_fusion(
     after: tuple[SqlValue, ...] = (
         () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
     )
-    if "time" in names:
+    if ranks_windows(plan.arms):
         after += (json.dumps(list(windows)),)
     if "salience" in names:
         after += (salience_now_ms(plan.now),)

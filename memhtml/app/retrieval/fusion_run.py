@@ -16,7 +16,14 @@ from memhtml.app.retrieval.feedback_step import fused_with_feedback
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
-from memhtml.domain.fusion import RANK_ARMS, ArmNeed, Fused, active_arms, selected_arm_names
+from memhtml.domain.fusion import (
+    RANK_ARMS,
+    ArmNeed,
+    Fused,
+    active_arms,
+    ranks_windows,
+    selected_arm_names,
+)
 from memhtml.domain.query_dates import DateWindow, query_windows
 from memhtml.domain.scope import SearchScope, ascii_fold
 from memhtml.domain.snippets import vector_coverage
@@ -94,7 +101,8 @@ class FusionPlanner:
         if entities:
             available.add(ArmNeed.QUERY_ENTITIES)
         if windows and (vector is not None or terms):
-            # The time arm ranks inside the windows by the vector, else by the terms.
+            # The time arm ranks inside the windows by the vector, else by the terms;
+            # time_words needs both (domain.fusion.RANK_ARMS).
             available.add(ArmNeed.QUERY_WINDOWS)
         if self.ranks.has_state:
             available.add(ArmNeed.STATE)
@@ -121,7 +129,7 @@ class FusionPlanner:
                 if options.vector_floor is None
                 else 1.0 - options.vector_floor,
                 entities=entities if any(arm.name == "entity" for arm in arms) else (),
-                windows=windows if any(arm.name == "time" for arm in arms) else (),
+                windows=windows if ranks_windows(arms) else (),
             ),
         )
         names = tuple(arm.name for arm in arms)
@@ -169,8 +177,9 @@ class FusionPlanner:
 
     def _query_windows(self, query: str, options: RankingOptions) -> tuple[DateWindow, ...]:
         """The day windows the query names (``domain.query_dates``), read against the clock's
-        today; none when the time arm is not selected."""
-        if "time" not in selected_arm_names(options.arms):
+        today; none when no time arm is selected."""
+        selected = selected_arm_names(options.arms)
+        if not ranks_windows([arm for arm in RANK_ARMS if arm.name in selected]):
             return ()
         return query_windows(query, today=self.clock.now().date())
 

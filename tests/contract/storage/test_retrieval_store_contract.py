@@ -75,6 +75,8 @@ def fusion_query(
         arms = tuple(a for a in arms if a.name != "vector")
     if not windows or not (terms or with_vector):
         arms = tuple(a for a in arms if a.name != "time")
+    if not windows or not terms or not with_vector:
+        arms = tuple(a for a in arms if a.name != "time_words")
     return FusionQuery(
         arms=arms,
         scope=scope,
