@@ -283,10 +283,11 @@ def breakdown(db: Database, texts: Sequence[str], repeats: int) -> list[tuple[st
         PolarityCandidate(path=str(i), gist="x merges", vector=EMBEDDER.embed_query(f"c {i}"))
         for i in range(30)
     ]
-    # The queries name no date, so the time arm does not fire for them (the planner offers it
-    # no windows): the statement is built without it, as the pipeline builds it.
-    default = tuple(name for name in ARM_NAMES if name != "time")
-    every = tuple(name for name in EVERY_ARM if name != "time")
+    # The queries name no date, so the time arms do not fire for them (the planner offers them
+    # no windows): the statement is built without them, as the pipeline builds it.
+    dated = {"time", "time_words"}
+    default = tuple(name for name in ARM_NAMES if name not in dated)
+    every = tuple(name for name in EVERY_ARM if name not in dated)
     parts = {
         "fused statement, all arms (30 candidates)": fused(arms_named(*default)),
         "fused statement, all arms + session (opt-in)": fused(arms_named(*default, "session")),
