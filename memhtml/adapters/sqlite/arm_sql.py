@@ -18,8 +18,8 @@ import attrs
 from memhtml.adapters.sqlite.salience_sql import salience_arm_sql, salience_now_ms
 from memhtml.adapters.sqlite.scope_sql import ALIAS_TOKEN, AssembledScope, text_literal
 from memhtml.adapters.sqlite.session_sql import session_arm_sql
+from memhtml.adapters.sqlite.time_sql import time_by_vector_sql, time_by_words_sql
 from memhtml.domain.entities import WEIGHT_UNITS
-from memhtml.domain.fts_query import ALL_JOINER, ANY_JOINER
 from memhtml.domain.fusion import RANK_ARMS
 from memhtml.domain.graph import (
     GRAPH_EDGE_CLASS,
@@ -171,55 +171,34 @@ def _vector_sql(holes: ArmHoles) -> str:
     )
 
 
+def _windows(holes: ArmHoles) -> int:
+    if holes.windows is None:
+        raise ValueError("the time arms need the query's windows")
+    return holes.windows
+
+
 def _time_sql(holes: ArmHoles) -> str:
-    # The twin is MemoryRankStore._time: the memories whose event time (else creation time)
-    # falls inside a window the query names, ranked by the query vector when there is one, else
-    # by the own text's bm25 under the any-term form (_time_words_sql).
+    # The twin is MemoryRankStore._time (time_sql.py): by the query vector when there is one,
+    # else by the own text's bm25, as the time_words arm ranks.
     if not holes.time_by_vector:
         return _time_words_sql(holes)
-    return (
-        "SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ("
-        "SELECT c.path AS path, "
-        f"min(coalesce(vec_distance_cosine(e.vec, ?{PARAM_QUERY_VECTOR}), 1.0)) AS dist "
-        "FROM files f JOIN chunks c ON c.path = f.path "
-        "JOIN embeddings e ON e.chunk_id = c.chunk_id "
-        f"WHERE +e.model = {text_literal(holes.embed_model)} AND {_inside_windows(holes)} "
-        f"{holes.scope('f')} GROUP BY c.path ORDER BY dist, c.path LIMIT ?{PARAM_ARM_LIMIT})"
+    return time_by_vector_sql(
+        holes.scope("f"),
+        windows_param=_windows(holes),
+        vector_param=PARAM_QUERY_VECTOR,
+        limit_param=PARAM_ARM_LIMIT,
+        embed_model=holes.embed_model,
     )
 
 
 def _time_words_sql(holes: ArmHoles) -> str:
-    # The windows ranked by the own text's bm25 under the any-term form (`replace` turns the
-    # all-terms form's joiner back; a term is a lowercased token or quoted phrase, so never
-    # holds " AND "): the time arm without a query vector, and the time_words arm beside one.
-    # When ?1 is the any-term form already, the fts arm's scored matches are read back.
-    if holes.shared_matches is not None:
-        return (
-            "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
-            f"SELECT m.path AS path, m.score AS score FROM {holes.shared_matches} m "
-            f"WHERE {_inside_windows(holes, 'm.rid')} "
-            f"ORDER BY m.score, m.path LIMIT ?{PARAM_ARM_LIMIT})"
-        )
-    return (
-        "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
-        "SELECT f.path AS path, bm25(files_fts) AS score "
-        "FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
-        f"WHERE files_fts MATCH replace(?{PARAM_QUERY}, {text_literal(ALL_JOINER)}, "
-        f"{text_literal(ANY_JOINER)}) AND {_inside_windows(holes)} {holes.scope('f')} "
-        f"ORDER BY score, f.path LIMIT ?{PARAM_ARM_LIMIT})"
-    )
-
-
-def _inside_windows(holes: ArmHoles, rowid: str = "f.rowid") -> str:
-    # Days compare as text: the stamp's first ten characters against ISO bounds
-    # (domain.query_dates.DateWindow.holds). The set of files inside some window is computed
-    # once, each window a range of migration 0012's index on that very expression.
-    if holes.windows is None:
-        raise ValueError("the time arms need the query's windows")
-    return (
-        f"{rowid} IN (SELECT g.rowid FROM json_each(?{holes.windows}) w JOIN files g "
-        "ON substr(coalesce(g.event_at, g.created_at), 1, 10) "
-        "BETWEEN substr(w.value, 1, 10) AND substr(w.value, 12))"
+    # The twin is MemoryRankStore._time_words (time_sql.py).
+    return time_by_words_sql(
+        holes.scope("f"),
+        windows_param=_windows(holes),
+        query_param=PARAM_QUERY,
+        limit_param=PARAM_ARM_LIMIT,
+        shared_matches=holes.shared_matches,
     )
 
 
