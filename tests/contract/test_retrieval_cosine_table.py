@@ -154,3 +154,43 @@ def test_with_numpy_loaded_any_pair_pays_off() -> None:
     importlib.import_module("numpy")
     blob = pack_f32((1.0, 0.0))
     assert (True, False) == (table_pays_off([blob, blob]), table_pays_off([blob, None]))
+
+
+class CountingCosine:
+    """The numpy port, counting the tables it is asked for."""
+
+    def __init__(self) -> None:
+        self.tables = 0
+
+    def table(self, vectors: list[bytes | None], *, force: bool = False) -> object:
+        self.tables += 1
+        return NumpyPairwiseCosine().table(vectors, force=True)
+
+
+def test_no_table_is_built_until_polarity_or_mmr_asks_for_a_cosine() -> None:
+    """With every gist agreeing with the query and MMR off, a search pays for no table; the
+    first cosine MMR asks for builds it once, and it agrees with the pure path."""
+    vectors = [(1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+    fused = [Fused(path=f"p{i}", score=1.0, ranks=()) for i in range(3)]
+    rows = {f"p{i}": candidate("x", v) for i, v in enumerate(vectors)}
+    counting = CountingCosine()
+    pool = polarity_pool(fused, rows, "q", similarity=counting)  # type: ignore[arg-type]
+    assert (counting.tables, mmr_select(pool.scored, lambda_=1.0, limit=2)) == (
+        0,
+        pool.scored[:2],
+    )
+    assert pool.mmr_similarity is not None
+    similarities = [pool.mmr_similarity(0, 1), pool.mmr_similarity(1, 2)]
+    assert (counting.tables, similarities) == (
+        1,
+        [cosine_similarity(vectors[0], vectors[1]), cosine_similarity(vectors[1], vectors[2])],
+    )
+
+
+def test_a_candidate_that_disagrees_with_the_query_builds_the_table_for_polarity() -> None:
+    """A negated near-twin of an agreeing candidate is compared, so the table is built once."""
+    fused = [Fused(path=f"p{i}", score=1.0, ranks=()) for i in range(2)]
+    rows = {"p0": candidate("x not", (1.0, 0.0)), "p1": candidate("x", (1.0, 0.0))}
+    counting = CountingCosine()
+    pool = polarity_pool(fused, rows, "q", similarity=counting)  # type: ignore[arg-type]
+    assert (counting.tables, [s.path for s in pool.scored]) == (1, ["p1", "p0"])
