@@ -161,10 +161,12 @@ def test_a_zero_vector_sits_at_distance_one() -> None:
 
 
 def test_an_unreadable_salience_instant_is_a_bug_not_a_query() -> None:
-    """The clock always gives a readable instant; anything else fails before any SQL runs."""
-    plan = FusionPlan(arms=(arm_named("salience"),), now="yesterday")
+    """The clock always gives a readable instant; anything else fails before any SQL runs,
+    also once the same plan's text was built (and kept) for a readable one."""
+    plan = FusionPlan(arms=(arm_named("salience"),), now=NOW)
+    assert build_rrf_sql(plan, assemble_scope()) is not None
     with pytest.raises(ValueError, match="unreadable"):
-        build_rrf_sql(plan, assemble_scope())
+        build_rrf_sql(attrs.evolve(plan, now="yesterday"), assemble_scope())
 
 
 @pytest.mark.parametrize("by_vector", [True, False])

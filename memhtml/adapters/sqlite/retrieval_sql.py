@@ -17,6 +17,7 @@ search's largest fixed cost after the arms themselves.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Final
@@ -135,6 +136,14 @@ def build_rrf_sql(plan: FusionPlan, scope: AssembledScope) -> str | None:
         return None
     if any(arm.name == "salience" for arm in plan.arms):
         salience_now_ms(plan.now)  # an unreadable instant fails before any SQL is built
+    # The instant is bound (?N), never written into the text, so queries that differ only in
+    # it share one text, built once per process.
+    return _fused_statement(attrs.evolve(plan, now=""), scope)
+
+
+@functools.lru_cache(maxsize=256)
+def _fused_statement(plan: FusionPlan, scope: AssembledScope) -> str:
+    """:func:`build_rrf_sql`'s text for a plan with at least one arm."""
     weights = dict(plan.weights)
     query_ctes = [_cte(arm) for arm in plan.arms if arm.kind is ArmKind.QUERY]
     seed_ctes = tuple(
