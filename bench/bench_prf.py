@@ -1,12 +1,13 @@
 """What dense pseudo-relevance feedback costs a warm search (issue 13 item 6), interleaved.
 
 Over ``bench_search``'s generated corpus (file-backed SQLite, 384-dim hashing vectors, query
-vectors precomputed), each query is searched with the defaults and with ``--prf-depth`` on, the
-two alternating query by query and swapping which goes first every round, so the machine's
-noise falls on both alike. Prints each side's median p50/p95 across runs and the ratio of the
-p50s.
+vectors precomputed), each query is searched with feedback off and with it on
+(``--prf-source``), the two alternating query by query and swapping which goes first every
+round, so the machine's noise falls on both alike. Prints each side's median p50/p95 across
+runs and the ratio of the p50s.
 
-Run: ``.venv/bin/python -m bench.bench_prf [--size 10000] [--queries 20] [--repeats 3]``.
+Run: ``.venv/bin/python -m bench.bench_prf [--size 10000] [--queries 20] [--repeats 3]
+[--source words|fused]``.
 """
 
 from __future__ import annotations
@@ -41,14 +42,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--weight", type=float, default=0.5)
+    parser.add_argument("--source", choices=("words", "fused"), default="words")
     args = parser.parse_args(argv)
     words = vocabulary(random.Random(1))
     texts = queries(words, args.queries)
     precomputed = PrecomputedEmbedder({t: EMBEDDER.embed_query(t) for t in texts})
     sides = {
-        "defaults": RankingOptions(),
-        f"prf depth {args.depth}, weight {args.weight}": RankingOptions(
-            prf_depth=args.depth, prf_weight=args.weight
+        "feedback off": RankingOptions(prf_depth=0),
+        f"feedback from {args.source}, depth {args.depth}, weight {args.weight}": RankingOptions(
+            prf_depth=args.depth, prf_weight=args.weight, prf_source=args.source
         ),
     }
     with tempfile.TemporaryDirectory() as directory:
@@ -80,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         p95 = statistics.median(percentile_ms(run, 95) for run in runs_of)
         print(f"| {name} | {p50s[name]:.1f} | {p95:.1f} |")
     first, second = p50s.values()
-    print(f"\np50 ratio (feedback / defaults): {second / first:.2f}×")
+    print(f"\np50 ratio (feedback / off): {second / first:.2f}×")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """Dense pseudo-relevance feedback: the query vector moved toward its first results (Rocchio).
 
-After a first fusion, the top ``n`` memories are taken as relevant without being judged; each
-gives one unit direction (its chunk nearest the query, or the mean of its chunks), and the
-query becomes ``normalize(q̂ + β · mean(d̂))``. The second search with that vector can reach
-memories that resemble what the query found but share little with the query's own wording
-(docs/ranking.md §3.2).
+The top ``n`` memories of the query's words (or of a first fusion) are taken as relevant
+without being judged; each gives one unit direction (its chunk nearest the query, or the mean
+of its chunks), and the query becomes ``normalize(q̂ + β · mean(d̂))``. The search with that
+vector can reach memories that resemble what the words found but share little with the
+query's own phrasing (docs/ranking.md §3.2).
 """
 
 from __future__ import annotations
@@ -17,6 +17,16 @@ from typing import Final
 FEEDBACK_PICKS: Final = ("nearest", "mean")
 """How a memory with several chunks gives its direction: the chunk nearest the query, or the
 mean of its chunks' unit vectors."""
+
+FEEDBACK_SOURCES: Final = ("words", "fused")
+"""Which memories feedback reads: the own-text arm's best matches (``words``: one light
+statement before the fusion, which then runs once with the moved vector) or the first fusion's
+best (``fused``: the whole statement twice)."""
+
+FEEDBACK_SOURCE_DEFAULT: Final = "words"
+FEEDBACK_WORD_ARMS: Final = frozenset({"fts"})
+"""The arms whose best matches ``words`` feedback reads. The own-text arm alone measured as well
+as it with the context arm (BENCHMARKS.md), at half the cost."""
 
 FEEDBACK_PICK_DEFAULT: Final = "nearest"
 FEEDBACK_WEIGHT_DEFAULT: Final = 0.5

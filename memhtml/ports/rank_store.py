@@ -61,6 +61,10 @@ class FusionQuery:
             them like any arm.
         windows: The day windows the query names (``domain.query_dates``); required
             non-empty when ``time`` fires.
+        fts_ranked: The fts arm's list as a fusion of that arm alone ranked it, with the same
+            scope, lexical query and ``arm_limit`` (the feedback word pass), best first; a
+            store may read it instead of ranking the arm again, and must give the same ranks
+            either way. ``None`` when no such pass ran.
     """
 
     arms: tuple[ArmSpec, ...]
@@ -79,6 +83,7 @@ class FusionQuery:
     entities: tuple[str, ...] = ()
     prior_bound: float | None = None
     windows: tuple[DateWindow, ...] = ()
+    fts_ranked: tuple[str, ...] | None = None
 
 
 class RankStore(Protocol):

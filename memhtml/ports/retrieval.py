@@ -18,6 +18,8 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.domain.feedback import (
     FEEDBACK_PICK_DEFAULT,
     FEEDBACK_PICKS,
+    FEEDBACK_SOURCE_DEFAULT,
+    FEEDBACK_SOURCES,
     FEEDBACK_WEIGHT_DEFAULT,
     MAX_FEEDBACK_DEPTH,
 )
@@ -125,6 +127,12 @@ def _prf_weight(value: float) -> float:
     return float(value)
 
 
+def _prf_source(value: str) -> str:
+    if value not in FEEDBACK_SOURCES:
+        raise InvalidInput(f"the feedback source must be one of {', '.join(FEEDBACK_SOURCES)}")
+    return value
+
+
 def _prf_pick(value: str) -> str:
     if value not in FEEDBACK_PICKS:
         raise InvalidInput(f"the feedback pick must be one of {', '.join(FEEDBACK_PICKS)}")
@@ -159,9 +167,12 @@ class RankingOptions:
             confidence, pin, tags; ``--authority``) before polarity and MMR.
         prior_bound: Recency and salience as a bounded tie-breaker (``--prior-bound``): the
             query arms' score times at most ``1 + prior_bound``; ``None`` adds them as arms.
-        prf_depth: Dense pseudo-relevance feedback (``--prf-depth``): after the first fusion,
-            move the query vector toward the top ``prf_depth`` memories' vectors and fuse again;
-            0 (the default) runs one fusion.
+        prf_depth: Dense pseudo-relevance feedback (``--prf-depth``): move the query vector
+            toward the vectors of the top ``prf_depth`` memories of ``prf_source``; 0 (the
+            default) leaves it where it is.
+        prf_source: Whose top memories feedback reads (``--prf-source``): ``words``, the
+            own-text arm's, before the one fusion; or ``fused``, a first fusion's, then fuse
+            again.
         prf_weight: β of that move (``--prf-weight``; ``domain.feedback.rocchio``).
         prf_pick: Which vector a memory gives (``--prf-pick``): its chunk ``nearest`` the
             query, or the ``mean`` of its chunks.
@@ -182,6 +193,7 @@ class RankingOptions:
     prf_depth: int = attrs.field(default=0, converter=_prf_depth)
     prf_weight: float = attrs.field(default=FEEDBACK_WEIGHT_DEFAULT, converter=_prf_weight)
     prf_pick: str = attrs.field(default=FEEDBACK_PICK_DEFAULT, converter=_prf_pick)
+    prf_source: str = attrs.field(default=FEEDBACK_SOURCE_DEFAULT, converter=_prf_source)
 
     def wants_vector(self) -> bool:
         """Whether the vector arm is selected (it still drops out when its input is missing)."""

@@ -29,7 +29,16 @@ from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.entities import entity_key, entity_ranking, tag_key
 from memhtml.domain.fts_query import fts_query_forms
-from memhtml.domain.fusion import RANK_ARMS, ArmKind, ArmNeed, ArmSpec, Fused, active_arms, fuse
+from memhtml.domain.fusion import (
+    RANK_ARMS,
+    ArmKind,
+    ArmNeed,
+    ArmSpec,
+    Fused,
+    active_arms,
+    arm_named,
+    fuse,
+)
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
 from memhtml.domain.lexical_context import context_documents, previous_in_session
 from memhtml.domain.query_dates import DateWindow
@@ -628,3 +637,27 @@ def test_sql_fold_equals_the_twin(
                         windows=windows,
                     )
                     _assert_same(expected, warm)
+            if match and any(arm.name == "fts" for arm in arms):
+                # The feedback word pass: the fts arm fused alone, its list bound as the arm.
+                words = run_fusion(
+                    db,
+                    FusionPlan(arms=(arm_named("fts"),), embed_model=TEST_SPACE, now=now),
+                    assembled,
+                    match=match,
+                    vector=None,
+                    limit=arm_limit,
+                    arm_limit=arm_limit,
+                )
+                passed = run_fusion(
+                    db,
+                    plan,
+                    assembled,
+                    match=match,
+                    vector=packed,
+                    limit=limit,
+                    arm_limit=arm_limit,
+                    entities=query_keys,
+                    fts_ranked=[f.path for f in words],
+                    windows=windows,
+                )
+                _assert_same(expected, passed)

@@ -61,6 +61,7 @@ def test_weights_are_kept_in_registry_order(weights: dict[str, float], reverse: 
         {"prf_weight": -0.1},
         {"prf_weight": math.nan},
         {"prf_pick": "best"},
+        {"prf_source": "vector"},
     ],
 )
 def test_a_bad_switch_is_refused(kwargs: dict[str, object]) -> None:
@@ -71,13 +72,19 @@ def test_a_bad_switch_is_refused(kwargs: dict[str, object]) -> None:
 
 def test_feedback_is_off_by_default_and_keeps_what_it_is_given() -> None:
     """Depth 0 fuses once; a valid depth, weight and pick are kept as given."""
-    assert (0, 0.5, "nearest") == (
+    assert (0, 0.5, "nearest", "words") == (
         RankingOptions().prf_depth,
         RankingOptions().prf_weight,
         RankingOptions().prf_pick,
+        RankingOptions().prf_source,
     )
-    options = RankingOptions(prf_depth=50, prf_weight=0, prf_pick="mean")
-    assert (50, 0.0, "mean") == (options.prf_depth, options.prf_weight, options.prf_pick)
+    options = RankingOptions(prf_depth=50, prf_weight=0, prf_pick="mean", prf_source="fused")
+    assert (50, 0.0, "mean", "fused") == (
+        options.prf_depth,
+        options.prf_weight,
+        options.prf_pick,
+        options.prf_source,
+    )
 
 
 def test_an_arm_selection_keeps_first_mentions_once() -> None:

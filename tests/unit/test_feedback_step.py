@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 import attrs
 import pytest
 
-from memhtml.app.retrieval.feedback_step import fused_with_feedback
+from memhtml.app.retrieval.feedback_step import fused_with_feedback, word_pass
 from memhtml.domain.feedback import document_direction, rocchio
-from memhtml.domain.fusion import Fused
+from memhtml.domain.fts_query import LexicalQuery
+from memhtml.domain.fusion import RRF_K, Fused
 from memhtml.domain.scope import SearchScope
 from memhtml.domain.vectors import pack_f32
 from memhtml.ports.rank_store import FusionQuery
@@ -66,7 +67,7 @@ def test_off_by_default_fuses_once() -> None:
 def test_without_a_query_vector_it_fuses_once() -> None:
     """A lexical-only plan has nothing to move."""
     ranks = FakeRankStore()
-    options = RankingOptions(prf_depth=2)
+    options = RankingOptions(prf_depth=2, prf_source="fused")
     assert FIRST == fused_with_feedback(ranks, options, plan(None))  # type: ignore[arg-type]
     assert (1, []) == (len(ranks.fusions), ranks.asked)
 
@@ -75,7 +76,7 @@ def test_without_a_query_vector_it_fuses_once() -> None:
 def test_the_second_fusion_runs_with_the_moved_vector(pick: str) -> None:
     """Top ``depth`` paths are read; the second plan differs from the first only in its vector."""
     ranks = FakeRankStore()
-    options = RankingOptions(prf_depth=2, prf_weight=0.7, prf_pick=pick)
+    options = RankingOptions(prf_depth=2, prf_weight=0.7, prf_pick=pick, prf_source="fused")
     query = plan()
     assert SECOND == fused_with_feedback(ranks, options, query)  # type: ignore[arg-type]
     assert query.vector is not None
@@ -89,6 +90,106 @@ def test_top_memories_without_vectors_leave_one_fusion() -> None:
     """When none of the top memories has a vector in the space, nothing moves."""
     unembedded = (Fused(path="z.html", score=1.0, ranks=(("fts", 1),)),)
     ranks = FakeRankStore(first=unembedded)
-    options = RankingOptions(prf_depth=3)
+    options = RankingOptions(prf_depth=3, prf_source="fused")
     assert unembedded == fused_with_feedback(ranks, options, plan())  # type: ignore[arg-type]
     assert (1, [(("z.html",), MODEL)]) == (len(ranks.fusions), ranks.asked)
+
+
+def test_words_feedback_fuses_once_with_the_vector_moved_toward_the_given_paths() -> None:
+    """The ``words`` source reads the paths the own-text arm ranked, not a first fusion: one
+    fusion, whose plan differs from the query's in its vector alone."""
+    ranks = FakeRankStore()
+    options = RankingOptions(prf_depth=2, prf_weight=0.5)
+    query = plan()
+    assert FIRST == fused_with_feedback(
+        ranks,  # type: ignore[arg-type]
+        options,
+        query,
+        word_paths=("c.html", "b.html", "a.html"),
+    )
+    assert query.vector is not None
+    directions = [
+        document_direction(query.vector, CHUNKS[p], "nearest") for p in ("c.html", "b.html")
+    ]
+    expected = rocchio(query.vector, [d for d in directions if d is not None], 0.5)
+    assert ([(("c.html", "b.html"), MODEL)], [attrs.evolve(query, vector=expected)]) == (
+        ranks.asked,
+        ranks.fusions,
+    )
+
+
+def test_words_feedback_without_paths_fuses_once_with_the_query_vector() -> None:
+    """No word matched: nothing to move toward, the query's own plan runs, nothing is read."""
+    ranks = FakeRankStore()
+    query = plan()
+    assert FIRST == fused_with_feedback(ranks, RankingOptions(prf_depth=3), query)  # type: ignore[arg-type]
+    assert ([], [query]) == (ranks.asked, ranks.fusions)
+
+
+def test_the_word_pass_ranks_the_own_text_arm_alone_in_the_query_scope() -> None:
+    """Its plan: the fts arm alone, the query's scope and MATCH form, the arm's whole list,
+    at the registry's weight and k (so its order is the arm's rank order whatever the query's
+    weights are)."""
+    ranks = FakeRankStore()
+    lexical = LexicalQuery(terms=("alpha", "beta"))
+    scope = SearchScope(workspace="ops")
+    paths = word_pass(
+        ranks,  # type: ignore[arg-type]
+        RankingOptions(prf_depth=3, weights={"fts": 0.0}, rrf_k=0),
+        lexical=lexical,
+        scope=scope,
+        now="2026-09-20",
+        arm_limit=40,
+    )
+    assert ("a.html", "b.html", "c.html") == paths
+    (asked,) = ranks.fusions
+    assert (("fts",), scope, lexical, None, 40, 40, (), RRF_K) == (
+        tuple(arm.name for arm in asked.arms),
+        asked.scope,
+        asked.lexical,
+        asked.vector,
+        asked.limit,
+        asked.arm_limit,
+        asked.weights,
+        asked.rrf_k,
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        RankingOptions(),
+        RankingOptions(prf_depth=3, prf_source="fused"),
+        RankingOptions(prf_depth=3, arms=("vector", "context")),
+    ],
+)
+def test_no_word_pass_runs_when_feedback_is_off_reads_a_fusion_or_lacks_the_arm(
+    options: RankingOptions,
+) -> None:
+    """Off, the ``fused`` source, or an arm selection without fts: no statement, no paths."""
+    ranks = FakeRankStore()
+    lexical = LexicalQuery(terms=("alpha",))
+    assert None is word_pass(
+        ranks,  # type: ignore[arg-type]
+        options,
+        lexical=lexical,
+        scope=SearchScope(),
+        now="2026-09-20",
+        arm_limit=40,
+    )
+    assert [] == ranks.fusions
+
+
+def test_no_word_pass_runs_for_a_query_without_terms() -> None:
+    """A query of stopwords alone has no MATCH text to rank by."""
+    ranks = FakeRankStore()
+    options = RankingOptions(prf_depth=3)
+    assert None is word_pass(
+        ranks,  # type: ignore[arg-type]
+        options,
+        lexical=None,
+        scope=SearchScope(),
+        now="2026-09-20",
+        arm_limit=40,
+    )
+    assert [] == ranks.fusions

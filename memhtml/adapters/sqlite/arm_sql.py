@@ -60,6 +60,8 @@ class ArmHoles:
         seed_ctes: The CTEs of the query arms a seeded (graph) arm starts from.
         vector_ranked: The placeholder holding the vector arm's list, ranked already (a JSON
             array of paths, best first; ``vector_preselect``), or ``None`` to scan.
+        fts_ranked: The placeholder holding the fts arm's list, ranked already by a statement
+            of that arm alone (the feedback word pass), or ``None`` to match.
         windows: The placeholder holding the query's day windows (a JSON array of
             ``start|end`` ISO dates, ``DateWindow.as_text``), or ``None`` when neither time
             arm fires.
@@ -79,6 +81,7 @@ class ArmHoles:
     vector_max_distance: float | None = None
     seed_ctes: tuple[str, ...] = ()
     vector_ranked: int | None = None
+    fts_ranked: int | None = None
     windows: int | None = None
     time_by_vector: bool = True
     now_param: int | None = None
@@ -107,6 +110,8 @@ def shared_matches_sql(scope: AssembledScope) -> str:
 
 def _fts_sql(holes: ArmHoles) -> str:
     # bm25 order, path for ties, numbered after the LIMIT so rank counts the kept rows only.
+    if holes.fts_ranked is not None:
+        return f"SELECT value, key + 1 FROM json_each(?{holes.fts_ranked})"
     if holes.shared_matches is not None:
         return (
             "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("

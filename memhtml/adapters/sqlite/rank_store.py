@@ -127,6 +127,7 @@ class SqliteRankStore:
             arm_limit=query.arm_limit,
             entities=query.entities,
             vector_ranked=ranked,
+            fts_ranked=query.fts_ranked,
             windows=tuple(window.as_text() for window in query.windows),
         )
 

@@ -77,6 +77,8 @@ class FusionPlan:
         prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``), or ``None``.
         vector_ranked: The vector arm's list is bound ranked already (``run_fusion``'s
             ``vector_ranked``) instead of scanned inside the statement.
+        fts_ranked: The fts arm's list is bound ranked already (``run_fusion``'s
+            ``fts_ranked``, a word pass's) instead of matched inside the statement.
         time_by_vector: The time arm ranks by the query vector (``run_fusion`` sets it from
             whether one is bound), else by the own text's bm25.
         any_form: ``?1`` is the any-term form (``run_fusion`` sets it from the MATCH text), so
@@ -93,6 +95,7 @@ class FusionPlan:
     vector_max_distance: float | None = None
     prior_bound: float | None = None
     vector_ranked: bool = False
+    fts_ranked: bool = False
     time_by_vector: bool = True
     any_form: bool = False
 
@@ -102,11 +105,16 @@ def _vector_ranked_param(scope: AssembledScope) -> int:
     return FIXED_PARAMS + len(scope.params) + 1
 
 
+def _fts_ranked_param(plan: FusionPlan, scope: AssembledScope) -> int:
+    """The placeholder of a ranked fts list: after the scope's values and a ranked vector list."""
+    return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked)
+
+
 def _windows_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
-    """The placeholder of the time arms' windows: after the scope's values and a ranked list."""
+    """The placeholder of the time arms' windows: after the scope's values and ranked lists."""
     if not ranks_windows(plan.arms):
         return None
-    return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked)
+    return _fts_ranked_param(plan, scope) + int(plan.fts_ranked)
 
 
 def _now_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
@@ -114,7 +122,7 @@ def _now_param(plan: FusionPlan, scope: AssembledScope) -> int | None:
     if not any(arm.name == "salience" for arm in plan.arms):
         return None
     windows = int(ranks_windows(plan.arms))
-    return FIXED_PARAMS + len(scope.params) + 1 + int(plan.vector_ranked) + windows
+    return _fts_ranked_param(plan, scope) + int(plan.fts_ranked) + windows
 
 
 def _cte(arm: ArmSpec) -> str:
@@ -171,6 +179,7 @@ def _fused_statement(plan: FusionPlan, scope: AssembledScope) -> str:
             vector_max_distance=plan.vector_max_distance,
             seed_ctes=seed_ctes,
             vector_ranked=_vector_ranked_param(scope) if plan.vector_ranked else None,
+            fts_ranked=_fts_ranked_param(plan, scope) if plan.fts_ranked else None,
             windows=_windows_param(plan, scope),
             time_by_vector=plan.time_by_vector,
             now_param=_now_param(plan, scope),
@@ -250,6 +259,7 @@ def run_fusion(
     arm_limit: int = DEFAULT_ARM_LIMIT,
     entities: Sequence[str] = (),
     vector_ranked: Sequence[str] | None = None,
+    fts_ranked: Sequence[str] | None = None,
     windows: Sequence[str] = (),
 ) -> tuple[Fused, ...]:
     """Run the fused statement and read its rows as the twin's :class:`Fused` values.
@@ -265,6 +275,9 @@ def run_fusion(
         entities: The query's entity keys (``?5``); required when ``entity`` fires.
         vector_ranked: The vector arm's list, ranked already inside the same scope, bound and
             space (``vector_preselect``); ``None`` scans the vectors in the statement.
+        fts_ranked: The fts arm's list, ranked already by a statement of that arm alone with
+            the same MATCH text, scope and ``arm_limit`` (the feedback word pass); ``None``
+            matches inside the statement. Read only when ``fts`` fires.
         windows: The query's day windows as ``start|end`` texts; required when ``time`` or
             ``time_words`` fires.
 
@@ -285,6 +298,8 @@ def run_fusion(
         raise ValueError("the entity arm needs the query's entities")
     if vector_ranked is not None:
         plan = attrs.evolve(plan, vector_ranked=True)
+    if fts_ranked is not None and "fts" in names:
+        plan = attrs.evolve(plan, fts_ranked=True)
     plan = attrs.evolve(
         plan,
         time_by_vector=vector is not None,
@@ -302,6 +317,8 @@ def run_fusion(
     after: tuple[SqlValue, ...] = (
         () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
     )
+    if plan.fts_ranked and fts_ranked is not None:
+        after += (json.dumps(list(fts_ranked)),)
     if ranks_windows(plan.arms):
         after += (json.dumps(list(windows)),)
     if "salience" in names:

@@ -12,11 +12,12 @@ import logging
 
 import attrs
 
-from memhtml.app.retrieval.feedback_step import fused_with_feedback
+from memhtml.app.retrieval.feedback_step import fused_with_feedback, word_pass
 from memhtml.domain.datetimes import utc_stamp
 from memhtml.domain.entities import match_entities, query_surfaces
 from memhtml.domain.fts_query import LexicalQuery, fts_terms
 from memhtml.domain.fusion import (
+    DEFAULT_ARM_LIMIT,
     RANK_ARMS,
     ArmNeed,
     Fused,
@@ -90,11 +91,21 @@ class FusionPlanner:
         windows = self._query_windows(query, options)
         lexical = self._lexical_query(terms, scope, options)
         wants_vector = options.wants_vector()
-        vector = (
-            self._query_vector(query, model)
-            if wants_vector and coverage >= self.coverage_floor
+        embeds = wants_vector and coverage >= self.coverage_floor
+        now = utc_stamp(self.clock.now())
+        words = (
+            word_pass(
+                self.ranks,
+                options,
+                lexical=lexical,
+                scope=scope,
+                now=now,
+                arm_limit=DEFAULT_ARM_LIMIT,
+            )
+            if embeds and self.embedder is not None and self.embedder.watermark == model
             else None
         )
+        vector = self._query_vector(query, model) if embeds else None
         available = {ArmNeed.QUERY_TERMS} if terms else set()
         if vector is not None:
             available.add(ArmNeed.QUERY_VECTOR)
@@ -118,7 +129,7 @@ class FusionPlanner:
                 lexical=lexical,
                 vector=vector,
                 embed_model=model or "",
-                now=utc_stamp(self.clock.now()),
+                now=now,
                 limit=limit,
                 weights=options.weights,
                 rrf_k=options.rrf_k,
@@ -130,7 +141,9 @@ class FusionPlanner:
                 else 1.0 - options.vector_floor,
                 entities=entities if any(arm.name == "entity" for arm in arms) else (),
                 windows=windows if ranks_windows(arms) else (),
+                fts_ranked=words if any(arm.name == "fts" for arm in arms) else None,
             ),
+            word_paths=words or (),
         )
         names = tuple(arm.name for arm in arms)
         return FusionRun(

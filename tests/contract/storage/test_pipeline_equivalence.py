@@ -58,6 +58,7 @@ options = st.builds(
     prf_depth=st.sampled_from((0, 0, 3)),
     prf_weight=st.sampled_from((0.5, 1.0)),
     prf_pick=st.sampled_from(("nearest", "mean")),
+    prf_source=st.sampled_from(("words", "fused")),
 )
 scopes = st.builds(
     SearchScope,

@@ -1,7 +1,8 @@
 """Dense pseudo-relevance feedback through the whole pipeline, over every backend.
 
-The first hit's vector pulls in a memory that shares its words but none of the query's: the
-lever's reason to exist (issue 13 item 6, docs/ranking.md §3.2).
+The top memory's vector pulls in a memory that shares its words but none of the query's: the
+lever's reason to exist (issue 13 item 6, docs/ranking.md §3.2), whether the top memory is the
+first fusion's or the own-text arm's.
 """
 
 from __future__ import annotations
@@ -68,10 +69,24 @@ def vector_ranks(kind: str, options: RankingOptions) -> dict[str, int]:
     return {hit.path: dict(hit.ranks)["vector"] for hit in hits if "vector" in dict(hit.ranks)}
 
 
+@pytest.mark.parametrize(("source", "arms"), [("fused", ("vector",)), ("words", ("fts", "vector"))])
 @pytest.mark.parametrize("kind", BACKENDS)
-def test_feedback_lifts_the_first_hits_sibling_in_the_vector_arm(kind: str) -> None:
-    """With feedback from the top memory, its sibling climbs; the top memory stays first."""
-    plain = vector_ranks(kind, RankingOptions(arms=("vector",)))
-    fed = vector_ranks(kind, RankingOptions(arms=("vector",), prf_depth=1, prf_weight=1.0))
+def test_feedback_lifts_the_first_hits_sibling_in_the_vector_arm(
+    kind: str, source: str, arms: tuple[str, ...]
+) -> None:
+    """With feedback from the top memory (of a first fusion, or of the words), its sibling
+    climbs in the vector arm; the top memory stays first."""
+    plain = vector_ranks(kind, RankingOptions(arms=arms))
+    fed = vector_ranks(
+        kind, RankingOptions(arms=arms, prf_depth=1, prf_weight=1.0, prf_source=source)
+    )
     assert (1, 1) == (plain[FOUND.path], fed[FOUND.path])
     assert (2, True) == (fed[SIBLING.path], plain[SIBLING.path] > 2)
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_words_feedback_needs_the_own_text_arm(kind: str) -> None:
+    """Without the fts arm selected there are no words to read: the vector stays put."""
+    plain = vector_ranks(kind, RankingOptions(arms=("vector",)))
+    fed = vector_ranks(kind, RankingOptions(arms=("vector",), prf_depth=1, prf_weight=1.0))
+    assert plain == fed

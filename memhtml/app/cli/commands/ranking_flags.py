@@ -18,6 +18,8 @@ from memhtml.domain.errors import InvalidInput
 from memhtml.domain.feedback import (
     FEEDBACK_PICK_DEFAULT,
     FEEDBACK_PICKS,
+    FEEDBACK_SOURCE_DEFAULT,
+    FEEDBACK_SOURCES,
     FEEDBACK_WEIGHT_DEFAULT,
     MAX_FEEDBACK_DEPTH,
 )
@@ -48,6 +50,7 @@ FLAG_NAMES: Final = (
     "prf_depth",
     "prf_weight",
     "prf_pick",
+    "prf_source",
 )
 
 
@@ -170,7 +173,15 @@ def ranking_options(command: F) -> F:
             default=0,
             show_default=True,
             help="Pseudo-relevance feedback: move the query vector toward the top N memories "
-            "of a first fusion and fuse again; 0 fuses once.",
+            "of --prf-source; 0 leaves it where it is.",
+        ),
+        click.option(
+            "--prf-source",
+            type=click.Choice(FEEDBACK_SOURCES),
+            default=FEEDBACK_SOURCE_DEFAULT,
+            show_default=True,
+            help="Whose top memories feedback reads: the words' best matches (one fusion), or "
+            "a first fusion's (the fusion runs twice).",
         ),
         click.option(
             "--prf-weight",
@@ -211,6 +222,7 @@ def ranking_from(
     prf_depth: int = 0,
     prf_weight: float = FEEDBACK_WEIGHT_DEFAULT,
     prf_pick: str = FEEDBACK_PICK_DEFAULT,
+    prf_source: str = FEEDBACK_SOURCE_DEFAULT,
 ) -> RankingOptions:
     """The flags as one ``RankingOptions``.
 
@@ -235,6 +247,7 @@ def ranking_from(
         prf_depth=prf_depth,
         prf_weight=prf_weight,
         prf_pick=prf_pick,
+        prf_source=prf_source,
     )
 
 

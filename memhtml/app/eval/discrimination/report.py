@@ -62,6 +62,7 @@ def ranking_data(config: GateConfig) -> dict[str, object]:
         "prfDepth": options.prf_depth,
         "prfWeight": options.prf_weight,
         "prfPick": options.prf_pick,
+        "prfSource": options.prf_source,
     }
 
 

@@ -116,6 +116,7 @@ def report_data(context: RunContext, runs: Sequence[ConversationRun]) -> dict[st
             "prfDepth": config.options.prf_depth,
             "prfWeight": config.options.prf_weight,
             "prfPick": config.options.prf_pick,
+            "prfSource": config.options.prf_source,
             "conversations": config.conversations
             if not isinstance(config.conversations, tuple)
             else list(config.conversations),
