@@ -16,6 +16,7 @@ import attrs
 from memhtml.domain.disclosure import DisclosureFold
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.feedback import (
+    FEEDBACK_DEPTH_DEFAULT,
     FEEDBACK_PICK_DEFAULT,
     FEEDBACK_PICKS,
     FEEDBACK_SOURCE_DEFAULT,
@@ -168,8 +169,8 @@ class RankingOptions:
         prior_bound: Recency and salience as a bounded tie-breaker (``--prior-bound``): the
             query arms' score times at most ``1 + prior_bound``; ``None`` adds them as arms.
         prf_depth: Dense pseudo-relevance feedback (``--prf-depth``): move the query vector
-            toward the vectors of the top ``prf_depth`` memories of ``prf_source``; 0 (the
-            default) leaves it where it is.
+            toward the vectors of the top ``prf_depth`` memories of ``prf_source`` (3 by
+            default); 0 leaves it where it is.
         prf_source: Whose top memories feedback reads (``--prf-source``): ``words``, the
             own-text arm's, before the one fusion; or ``fused``, a first fusion's, then fuse
             again.
@@ -190,7 +191,7 @@ class RankingOptions:
     mmr_text: bool = False
     authority: bool = False
     prior_bound: float | None = attrs.field(default=PRIOR_BOUND, converter=_prior_bound)
-    prf_depth: int = attrs.field(default=0, converter=_prf_depth)
+    prf_depth: int = attrs.field(default=FEEDBACK_DEPTH_DEFAULT, converter=_prf_depth)
     prf_weight: float = attrs.field(default=FEEDBACK_WEIGHT_DEFAULT, converter=_prf_weight)
     prf_pick: str = attrs.field(default=FEEDBACK_PICK_DEFAULT, converter=_prf_pick)
     prf_source: str = attrs.field(default=FEEDBACK_SOURCE_DEFAULT, converter=_prf_source)

@@ -70,9 +70,10 @@ def test_a_bad_switch_is_refused(kwargs: dict[str, object]) -> None:
         RankingOptions(**kwargs)  # type: ignore[arg-type]
 
 
-def test_feedback_is_off_by_default_and_keeps_what_it_is_given() -> None:
-    """Depth 0 fuses once; a valid depth, weight and pick are kept as given."""
-    assert (0, 0.5, "nearest", "words") == (
+def test_feedback_reads_the_words_top_three_by_default_and_keeps_what_it_is_given() -> None:
+    """The default (BENCHMARKS.md, issue 13): the own-text arm's top 3, β 0.5, each memory's
+    chunk nearest the query; a valid depth, weight, pick and source are kept as given."""
+    assert (3, 0.5, "nearest", "words") == (
         RankingOptions().prf_depth,
         RankingOptions().prf_weight,
         RankingOptions().prf_pick,

@@ -57,10 +57,11 @@ def plan(vector: tuple[float, ...] | None = (1.0, 0.2, 0.1)) -> FusionQuery:
     )
 
 
-def test_off_by_default_fuses_once() -> None:
-    """Depth 0 (the default): one fusion, no vectors read."""
+def test_depth_zero_fuses_once() -> None:
+    """Depth 0 (feedback off): one fusion, no vectors read, even with word paths at hand."""
     ranks = FakeRankStore()
-    assert FIRST == fused_with_feedback(ranks, RankingOptions(), plan())  # type: ignore[arg-type]
+    options = RankingOptions(prf_depth=0)
+    assert FIRST == fused_with_feedback(ranks, options, plan(), word_paths=("a.html",))  # type: ignore[arg-type]
     assert (1, []) == (len(ranks.fusions), ranks.asked)
 
 
@@ -158,7 +159,7 @@ def test_the_word_pass_ranks_the_own_text_arm_alone_in_the_query_scope() -> None
 @pytest.mark.parametrize(
     "options",
     [
-        RankingOptions(),
+        RankingOptions(prf_depth=0),
         RankingOptions(prf_depth=3, prf_source="fused"),
         RankingOptions(prf_depth=3, arms=("vector", "context")),
     ],

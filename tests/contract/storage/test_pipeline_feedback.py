@@ -76,7 +76,7 @@ def test_feedback_lifts_the_first_hits_sibling_in_the_vector_arm(
 ) -> None:
     """With feedback from the top memory (of a first fusion, or of the words), its sibling
     climbs in the vector arm; the top memory stays first."""
-    plain = vector_ranks(kind, RankingOptions(arms=arms))
+    plain = vector_ranks(kind, RankingOptions(arms=arms, prf_depth=0))
     fed = vector_ranks(
         kind, RankingOptions(arms=arms, prf_depth=1, prf_weight=1.0, prf_source=source)
     )
@@ -87,6 +87,6 @@ def test_feedback_lifts_the_first_hits_sibling_in_the_vector_arm(
 @pytest.mark.parametrize("kind", BACKENDS)
 def test_words_feedback_needs_the_own_text_arm(kind: str) -> None:
     """Without the fts arm selected there are no words to read: the vector stays put."""
-    plain = vector_ranks(kind, RankingOptions(arms=("vector",)))
+    plain = vector_ranks(kind, RankingOptions(arms=("vector",), prf_depth=0))
     fed = vector_ranks(kind, RankingOptions(arms=("vector",), prf_depth=1, prf_weight=1.0))
     assert plain == fed

@@ -16,6 +16,7 @@ import click
 
 from memhtml.domain.errors import InvalidInput
 from memhtml.domain.feedback import (
+    FEEDBACK_DEPTH_DEFAULT,
     FEEDBACK_PICK_DEFAULT,
     FEEDBACK_PICKS,
     FEEDBACK_SOURCE_DEFAULT,
@@ -170,7 +171,7 @@ def ranking_options(command: F) -> F:
         click.option(
             "--prf-depth",
             type=click.IntRange(0, MAX_FEEDBACK_DEPTH),
-            default=0,
+            default=FEEDBACK_DEPTH_DEFAULT,
             show_default=True,
             help="Pseudo-relevance feedback: move the query vector toward the top N memories "
             "of --prf-source; 0 leaves it where it is.",
@@ -219,7 +220,7 @@ def ranking_from(
     mmr_text: bool,
     prior_bound: float | None,
     authority: bool = False,
-    prf_depth: int = 0,
+    prf_depth: int = FEEDBACK_DEPTH_DEFAULT,
     prf_weight: float = FEEDBACK_WEIGHT_DEFAULT,
     prf_pick: str = FEEDBACK_PICK_DEFAULT,
     prf_source: str = FEEDBACK_SOURCE_DEFAULT,
