@@ -39,10 +39,8 @@ from memhtml.adapters.sqlite.arm_sql import (
 )
 from memhtml.adapters.sqlite.connection import Database, SqlValue, Write
 from memhtml.adapters.sqlite.context_sql import refresh_context_writes
-from memhtml.adapters.sqlite.retrieval_sql import (
-    FusionPlan,
-    run_fusion,
-)
+from memhtml.adapters.sqlite.fused_search import run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan
 from memhtml.adapters.sqlite.schema import FILE_COLUMNS, WRITE_BATCH_SIZE
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.session_sql import REFRESH_SESSION_WRITES

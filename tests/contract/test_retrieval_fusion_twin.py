@@ -20,10 +20,8 @@ from memhtml.adapters.sqlite.arm_sql import (
     ArmHoles,
 )
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import (
-    FusionPlan,
-    run_fusion,
-)
+from memhtml.adapters.sqlite.fused_search import run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.vector_preselect import VectorPreselector
 from memhtml.adapters.sqlite.vectors import pack_f32

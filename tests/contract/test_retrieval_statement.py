@@ -13,11 +13,8 @@ from memhtml.adapters.sqlite.arm_sql import (
     ArmHoles,
     graph_ctes,
 )
-from memhtml.adapters.sqlite.retrieval_sql import (
-    FusionPlan,
-    build_rrf_sql,
-    run_fusion,
-)
+from memhtml.adapters.sqlite.fused_search import run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, build_rrf_sql
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.adapters.sqlite.vectors import pack_f32
 from memhtml.domain.fusion import RANK_ARMS, arm_named

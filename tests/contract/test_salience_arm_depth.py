@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
+from memhtml.adapters.sqlite.fused_search import run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan
 from memhtml.adapters.sqlite.salience_sql import salience_arm_sql
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.domain.fusion import RANK_ARMS, Fused, fuse

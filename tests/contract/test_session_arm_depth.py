@@ -14,7 +14,8 @@ from typing import Final
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, run_fusion
+from memhtml.adapters.sqlite.fused_search import run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.domain.fts_query import fts_query_forms
 from memhtml.domain.fusion import RANK_ARMS, fuse

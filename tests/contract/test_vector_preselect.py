@@ -21,9 +21,7 @@ from memhtml.adapters.sqlite.arm_sql import (
     vector_distances_sql,
 )
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import (
-    bound_params,
-)
+from memhtml.adapters.sqlite.fused_search import bound_params
 from memhtml.adapters.sqlite.scope_sql import AssembledScope, assemble_scope
 from memhtml.adapters.sqlite.vector_preselect import (
     HOLD_FROM_SEARCH,

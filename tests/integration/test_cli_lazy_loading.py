@@ -37,7 +37,8 @@ NOT_FOR_HELP: Final = (
 # What a write never uses: ranking, the trace plane, listing and the doctor's reads, help.
 NOT_FOR_WRITE: Final = (
     "memhtml.app.retrieval", "memhtml.adapters.sqlite.rank_store",
-    "memhtml.adapters.sqlite.retrieval_sql", "memhtml.adapters.sqlite.trace_store",
+    "memhtml.adapters.sqlite.retrieval_sql", "memhtml.adapters.sqlite.fused_search",
+    "memhtml.adapters.sqlite.trace_store",
     "memhtml.domain.trace_extract", "memhtml.domain.trace_sessions",
     "memhtml.adapters.sqlite.listing_sql", "memhtml.adapters.sqlite.doctor_sql",
     "memhtml.adapters.sqlite.index_status_sql", "memhtml.app.cli.help", "memhtml.app.cli.manifest",

@@ -139,6 +139,8 @@ def test_no_retrieval_module_names_a_trace_table() -> None:
     """The SQL and in-memory modules that answer retrieval never mention the trace plane."""
     retrieval_modules = [
         "adapters/sqlite/retrieval_sql.py",
+        "adapters/sqlite/fused_search.py",
+        "adapters/sqlite/candidate_sql.py",
         "adapters/sqlite/rank_store.py",
         "adapters/sqlite/candidate_store.py",
         "adapters/sqlite/archive_lookup.py",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from memhtml.adapters.sqlite.candidate_sql import CANDIDATE_SQL, ENTITY_SQL, snippet_sql
 from memhtml.adapters.sqlite.connection import Database, SqlValue
-from memhtml.adapters.sqlite.retrieval_sql import CANDIDATE_SQL, ENTITY_SQL, snippet_sql
 from memhtml.domain.vectors import pack_f32
 from memhtml.ports.candidate_store import CandidateRow
 from memhtml.ports.embedder import Vector

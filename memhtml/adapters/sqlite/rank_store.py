@@ -9,12 +9,8 @@ from typing import TYPE_CHECKING, Final
 from memhtml.adapters.sqlite.arm_sql import ArmHoles
 from memhtml.adapters.sqlite.candidate_store import text_or_none
 from memhtml.adapters.sqlite.connection import Database, SqlValue
-from memhtml.adapters.sqlite.retrieval_sql import (
-    FusionPlan,
-    bound_params,
-    fts_probe_sql,
-    run_fusion,
-)
+from memhtml.adapters.sqlite.fused_search import bound_params, run_fusion
+from memhtml.adapters.sqlite.retrieval_sql import FusionPlan, fts_probe_sql
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.domain.fts_query import LexicalQuery
 from memhtml.domain.fusion import Fused

@@ -12,15 +12,12 @@ the RRF constant and the vector space are inlined literals: trusted configuratio
 text. The salience instant is bound after everything else (``?N``, the last placeholder), so
 the statement's text does not change from one search to the next and the driver's statement
 cache keeps it prepared: compiling the fused statement costs a few milliseconds, a warm
-search's largest fixed cost after the arms themselves.
+search's largest fixed cost after the arms themselves. ``fused_search`` binds and runs it.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-from collections.abc import Sequence
-from typing import Final
 
 import attrs
 
@@ -29,8 +26,6 @@ from memhtml.adapters.sqlite.arm_sql import (
     FIXED_PARAMS,
     PARAM_FINAL_LIMIT,
     PARAM_QUERY,
-    PARAM_QUERY_ENTITIES,
-    PARAM_QUERY_VECTOR,
     SHARED_MATCHES_CTE,
     VIA_CTE,
     ArmHoles,
@@ -39,26 +34,18 @@ from memhtml.adapters.sqlite.arm_sql import (
     shared_matches_sql,
     sql_number,
 )
-from memhtml.adapters.sqlite.connection import Database, SqlValue
 from memhtml.adapters.sqlite.salience_sql import salience_now_ms
 from memhtml.adapters.sqlite.scope_sql import (
     ALIAS_TOKEN,
     AssembledScope,
-    superseded_by_sql,
-    text_literal,
 )
-from memhtml.domain.fts_query import ALL_JOINER
 from memhtml.domain.fusion import (
-    DEFAULT_ARM_LIMIT,
     RRF_K,
     ArmKind,
     ArmSpec,
-    Fused,
     prior_ceiling,
     ranks_windows,
 )
-from memhtml.domain.graph import GraphVia
-from memhtml.domain.scope import ENTITY_SEPARATOR
 
 
 @attrs.frozen(kw_only=True)
@@ -231,166 +218,9 @@ def _fused_statement(plan: FusionPlan, scope: AssembledScope) -> str:
     )
 
 
-def bound_params(
-    prefix: Sequence[SqlValue],
-    scope: AssembledScope,
-    used: int,
-    after: Sequence[SqlValue] = (),
-) -> tuple[SqlValue, ...]:
-    """The values to bind: the fixed prefix (``?1``–``?5``), then the scope's, then ``after``.
-
-    The driver insists on exactly as many values as the highest placeholder number, so the
-    prefix is cut to ``used`` (the highest fixed number referenced) when nothing follows it.
-    """
-    padded = (tuple(prefix) + (None,) * FIXED_PARAMS)[:FIXED_PARAMS]
-    if scope.params or after:
-        return padded + scope.params + tuple(after)
-    return padded[:used]
-
-
-def run_fusion(
-    db: Database,
-    plan: FusionPlan,
-    scope: AssembledScope,
-    *,
-    match: str | None,
-    vector: bytes | None,
-    limit: int,
-    arm_limit: int = DEFAULT_ARM_LIMIT,
-    entities: Sequence[str] = (),
-    vector_ranked: Sequence[str] | None = None,
-    fts_ranked: Sequence[str] | None = None,
-    windows: Sequence[str] = (),
-) -> tuple[Fused, ...]:
-    """Run the fused statement and read its rows as the twin's :class:`Fused` values.
-
-    Args:
-        db: The index, with the state plane attached when salience is among the arms.
-        plan: The arms and switches.
-        scope: The assembled scope.
-        match: The MATCH text (``?1``); required when ``fts`` fires.
-        vector: The packed query vector (``?4``); required when ``vector`` fires.
-        limit: How many fused candidates to keep (``?3``).
-        arm_limit: Each arm's candidate budget (``?2``).
-        entities: The query's entity keys (``?5``); required when ``entity`` fires.
-        vector_ranked: The vector arm's list, ranked already inside the same scope, bound and
-            space (``vector_preselect``); ``None`` scans the vectors in the statement.
-        fts_ranked: The fts arm's list, ranked already by a statement of that arm alone with
-            the same MATCH text, scope and ``arm_limit`` (the feedback word pass); ``None``
-            matches inside the statement. Read only when ``fts`` fires.
-        windows: The query's day windows as ``start|end`` texts; required when ``time`` or
-            ``time_words`` fires.
-
-    Raises:
-        ValueError: A firing arm's input is missing (a caller bug, not a user error).
-        StorageFailure: The statement fails.
-    """
-    names = [arm.name for arm in plan.arms]
-    if {"fts", "context"} & set(names) and not match:
-        raise ValueError("the full-text arms need a non-empty MATCH text")
-    if "vector" in names and vector is None:
-        raise ValueError("the vector arm needs a query vector")
-    if "time" in names and (not windows or (vector is None and not match)):
-        raise ValueError("the time arm needs the query's windows and a vector or MATCH text")
-    if "time_words" in names and (not windows or not match):
-        raise ValueError("the time_words arm needs the query's windows and MATCH text")
-    if "entity" in names and not entities:
-        raise ValueError("the entity arm needs the query's entities")
-    if vector_ranked is not None:
-        plan = attrs.evolve(plan, vector_ranked=True)
-    if fts_ranked is not None and "fts" in names:
-        plan = attrs.evolve(plan, fts_ranked=True)
-    plan = attrs.evolve(
-        plan,
-        time_by_vector=vector is not None,
-        any_form=match is not None and ALL_JOINER not in match,
-    )
-    sql = build_rrf_sql(plan, scope)
-    if sql is None:
-        return ()
-    used = PARAM_FINAL_LIMIT
-    if "vector" in names or ("time" in names and vector is not None):
-        used = PARAM_QUERY_VECTOR
-    if "entity" in names:
-        used = PARAM_QUERY_ENTITIES
-    keys = json.dumps(list(entities)) if entities else None
-    after: tuple[SqlValue, ...] = (
-        () if vector_ranked is None else (json.dumps(list(vector_ranked)),)
-    )
-    if plan.fts_ranked and fts_ranked is not None:
-        after += (json.dumps(list(fts_ranked)),)
-    if ranks_windows(plan.arms):
-        after += (json.dumps(list(windows)),)
-    if "salience" in names:
-        after += (salience_now_ms(plan.now),)
-    params = bound_params((match, arm_limit, limit, vector, keys), scope, used, after)
-    rows = db.all(sql, params, operation="fused search")
-    fused = []
-    end = 2 + len(names)
-    for row in rows:
-        ranks = tuple(
-            (name, int(rank))
-            for name, rank in zip(names, row[2:end], strict=True)
-            if rank is not None
-        )
-        score = row[1]
-        if not isinstance(score, float | int):  # pragma: no cover - the sum is never NULL
-            raise TypeError("fused score is not a number")
-        via = None
-        if len(row) > end and row[end] is not None:
-            seed, rel, direction = row[end:]
-            via = GraphVia(path=str(seed), rel=str(rel), direction=str(direction))
-        fused.append(Fused(path=str(row[0]), score=float(score), ranks=ranks, via=via))
-    return tuple(fused)
-
-
 def fts_probe_sql(scope: AssembledScope) -> str:
     """Whether any in-scope file holds every term: the all-terms form's MATCH at ``?1``."""
     return (
         "SELECT EXISTS (SELECT 1 FROM files_fts JOIN files f ON f.rowid = files_fts.rowid "
         f"WHERE files_fts MATCH ?{PARAM_QUERY} {scope.for_alias('f')})"
     )
-
-
-def snippet_sql(*, with_vector: bool) -> str:
-    """Each listed path's best chunk: nearest ``?1`` in space ``?2``, else the lowest ordinal.
-
-    ``?3`` is a JSON array of paths. A chunk without a vector (NULL distance) loses to any
-    scored chunk and the ordinal breaks the remaining ties, so the pick is deterministic.
-    """
-    # sqlite-vec refuses a NULL blob, and the LEFT JOIN yields one for a chunk without a vector.
-    distance = (
-        "CASE WHEN e.vec IS NULL THEN NULL ELSE vec_distance_cosine(e.vec, ?1) END"
-        if with_vector
-        else "NULL"
-    )
-    return (
-        "SELECT path, text FROM (SELECT c.path AS path, c.text AS text, ROW_NUMBER() OVER "
-        "(PARTITION BY c.path ORDER BY dist IS NULL, dist, c.ordinal) AS pick FROM ("
-        f"SELECT c.path, c.text, c.ordinal, {distance} AS dist FROM chunks c "
-        "LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.model = ?2 "
-        "WHERE c.path IN (SELECT value FROM json_each(?3))) c) WHERE pick = 1"
-    )
-
-
-CANDIDATE_SQL: Final = (
-    "SELECT f.path, f.title, f.gist, f.memory_type, f.confidence, f.updated_at, "
-    f"f.disclosure_text, e.vec, CASE WHEN f.archived = 1 THEN {superseded_by_sql('f')} END, "
-    "f.importance, f.pinned, (SELECT json_group_array(tag) FROM "
-    "(SELECT t.tag AS tag FROM file_tags t WHERE t.path = f.path ORDER BY t.tag)) "
-    "FROM files f LEFT JOIN chunks c ON c.path = f.path AND c.ordinal = 0 "
-    "LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.model = ?2 "
-    "WHERE f.path IN (SELECT value FROM json_each(?1))"
-)
-"""What polarity, MMR and the hits read about candidates (``?1`` a JSON array of paths).
-
-The vector is the ordinal-0 chunk's: the chunk that opens with the claim, whose polarity the
-step reads. A mean over every chunk would blur the claim into its details.
-"""
-
-ENTITY_SQL: Final = (
-    f"SELECT path, entity_type || {text_literal(ENTITY_SEPARATOR)} || entity_name "
-    "FROM file_entities "
-    "WHERE path IN (SELECT value FROM json_each(?1))"
-)
-"""Every ``type:name`` reference of the listed paths (``?1`` a JSON array)."""

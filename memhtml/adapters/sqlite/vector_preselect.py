@@ -37,7 +37,7 @@ from memhtml.adapters.sqlite.arm_sql import (
     vector_distances_sql,
 )
 from memhtml.adapters.sqlite.connection import Database
-from memhtml.adapters.sqlite.retrieval_sql import bound_params
+from memhtml.adapters.sqlite.fused_search import bound_params
 from memhtml.adapters.sqlite.scope_sql import AssembledScope
 
 PRESELECT_PER_SLOT: Final = 2
