@@ -141,6 +141,8 @@ def test_no_retrieval_module_names_a_trace_table() -> None:
         "adapters/sqlite/retrieval_sql.py",
         "adapters/sqlite/fused_search.py",
         "adapters/sqlite/candidate_sql.py",
+        "adapters/sqlite/arm_sql.py",
+        "adapters/sqlite/graph_sql.py",
         "adapters/sqlite/rank_store.py",
         "adapters/sqlite/candidate_store.py",
         "adapters/sqlite/archive_lookup.py",

@@ -15,21 +15,13 @@ from typing import Final
 
 import attrs
 
+from memhtml.adapters.sqlite import graph_sql
 from memhtml.adapters.sqlite.salience_sql import salience_arm_sql, salience_now_ms
 from memhtml.adapters.sqlite.scope_sql import ALIAS_TOKEN, AssembledScope, text_literal
 from memhtml.adapters.sqlite.session_sql import session_arm_sql
 from memhtml.adapters.sqlite.time_sql import time_by_vector_sql, time_by_words_sql
 from memhtml.domain.entities import WEIGHT_UNITS
 from memhtml.domain.fusion import RANK_ARMS
-from memhtml.domain.graph import (
-    GRAPH_EDGE_CLASS,
-    GRAPH_SEEDS,
-    INBOUND,
-    OUTBOUND,
-    REL_WEIGHTS,
-    SESSION_REL,
-    SESSION_WEIGHT,
-)
 
 PARAM_QUERY: Final = 1
 PARAM_ARM_LIMIT: Final = 2
@@ -255,82 +247,20 @@ def _session_sql(holes: ArmHoles) -> str:
     )
 
 
-GRAPH_SEEDS_CTE: Final = "graph_seeds"
-GRAPH_STEPS_CTE: Final = "graph_steps"
-
-
 def graph_ctes(holes: ArmHoles) -> tuple[str, ...]:
-    """The graph arm's seeds and one-hop steps, each materialized once for the arm and its
-    ``via`` (:data:`VIA_CTE`) to read; none without a query arm to seed from.
-
-    A step is ``(path reached, seed, rel, dir, evidence × weight)``. The twin is
-    domain.graph.graph_ranking. A seed's evidence is ``GRAPH_SEEDS + 1 − rank`` summed over the
-    query arms that rank it in their top GRAPH_SEEDS; integers, so sums are exact whatever
-    order SQLite adds them in.
-    """
-    if not holes.seed_ctes:
-        return ()
-    ranked = " UNION ALL ".join(
-        f"SELECT path, rank FROM {cte} WHERE rank <= {GRAPH_SEEDS}" for cte in holes.seed_ctes
-    )
-    seeds = f"SELECT path, sum({GRAPH_SEEDS + 1} - rank) AS evidence FROM ({ranked}) GROUP BY path"
-    weight = (
-        "CASE e.rel "
-        + " ".join(f"WHEN {text_literal(rel)} THEN {w}" for rel, w in REL_WEIGHTS.items())
-        + " END"
-    )
-    memory = text_literal(GRAPH_EDGE_CLASS)
-    session = text_literal(SESSION_REL)
-    # CROSS JOIN keeps the few seeds outer: each step is an index probe from a seed.
-    s = f"{GRAPH_SEEDS_CTE} s CROSS JOIN"
-    steps = (
-        f"SELECT e.dst_path AS path, s.path AS seed, e.rel AS rel, {text_literal(OUTBOUND)} "
-        f"AS dir, s.evidence * {weight} AS score FROM {s} "
-        f"edges e ON e.src_path = s.path AND e.edge_class = {memory} "
-        f"UNION ALL SELECT e.src_path, s.path, e.rel, {text_literal(INBOUND)}, "
-        f"s.evidence * {weight} FROM {s} "
-        f"edges e ON e.dst_path = s.path AND e.edge_class = {memory} "
-        # The implicit session edges: a context row's neighbour precedes it (domain/graph).
-        f"UNION ALL SELECT c.path, s.path, {session}, {text_literal(OUTBOUND)}, "
-        f"s.evidence * {SESSION_WEIGHT} FROM {s} "
-        "file_context c ON c.prev_path = s.path "
-        f"UNION ALL SELECT c.prev_path, s.path, {session}, {text_literal(INBOUND)}, "
-        f"s.evidence * {SESSION_WEIGHT} FROM {s} "
-        "file_context c ON c.path = s.path WHERE c.prev_path IS NOT NULL"
-    )
-    return (
-        f"{GRAPH_SEEDS_CTE}(path, evidence) AS MATERIALIZED ({seeds})",
-        f"{GRAPH_STEPS_CTE}(path, seed, rel, dir, score) AS MATERIALIZED ({steps})",
-    )
+    """The graph arm's seed and step CTEs over ``holes.seed_ctes`` (``graph_sql.graph_ctes``)."""
+    return graph_sql.graph_ctes(holes.seed_ctes)
 
 
 def _graph_sql(holes: ArmHoles) -> str:
-    # Without a query arm beside it (a plan active_arms would not make) the arm ranks nothing;
-    # the empty form still names the scope, so its placeholders are in the statement.
-    if not holes.seed_ctes:
-        return f"SELECT f.path, 1 FROM files f WHERE 0 {holes.scope('f')}"
-    return (
-        "SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path) FROM ("
-        f"SELECT g.path AS path, sum(g.score) AS score FROM {GRAPH_STEPS_CTE} g "
-        f"CROSS JOIN files f ON f.path = g.path WHERE 1 {holes.scope('f')} "
-        f"GROUP BY g.path ORDER BY score DESC, g.path LIMIT ?{PARAM_ARM_LIMIT})"
-    )
+    # The twin is domain.graph.graph_ranking (graph_sql.py).
+    return graph_sql.graph_arm_sql(holes.seed_ctes, holes.scope("f"), limit_param=PARAM_ARM_LIMIT)
 
 
 def graph_via_sql(holes: ArmHoles) -> str:
-    """``(path, seed, rel, dir)``: each reached path's strongest step (ties: seed, rel, dir)."""
-    if not holes.seed_ctes:
-        return "SELECT NULL, NULL, NULL, NULL WHERE 0"
-    return (
-        "SELECT path, seed, rel, dir FROM (SELECT g.path AS path, g.seed AS seed, g.rel AS rel, "
-        "g.dir AS dir, ROW_NUMBER() OVER (PARTITION BY g.path "
-        "ORDER BY g.score DESC, g.seed, g.rel, g.dir) AS pick "
-        f"FROM {GRAPH_STEPS_CTE} g) WHERE pick = 1"
-    )
+    """Each graph-ranked path's strongest step (``graph_sql.graph_via_sql``)."""
+    return graph_sql.graph_via_sql(holes.seed_ctes)
 
-
-VIA_CTE: Final = "graph_via"
-"""The CTE naming each graph-ranked path's step; its columns follow the rank columns."""
 
 ARM_SQL: Final[Mapping[str, Callable[[ArmHoles], str]]] = {
     "fts": _fts_sql,

@@ -27,13 +27,13 @@ from memhtml.adapters.sqlite.arm_sql import (
     PARAM_FINAL_LIMIT,
     PARAM_QUERY,
     SHARED_MATCHES_CTE,
-    VIA_CTE,
     ArmHoles,
     graph_ctes,
     graph_via_sql,
     shared_matches_sql,
     sql_number,
 )
+from memhtml.adapters.sqlite.graph_sql import VIA_CTE
 from memhtml.adapters.sqlite.salience_sql import salience_now_ms
 from memhtml.adapters.sqlite.scope_sql import (
     ALIAS_TOKEN,
