@@ -2,7 +2,7 @@
 
 Storage answers; the retrieval pipeline (``memhtml.app.retrieval``) decides. One call runs
 every firing arm and fuses them, because the SQLite adapter does both in one statement (pinned
-to :func:`memhtml.domain.fusion.fuse`) and a backend without SQL runs the per-arm twins and the
+to :func:`memhtml.domain.rrf.fuse`) and a backend without SQL runs the per-arm twins and the
 same ``fuse``.
 """
 
@@ -57,7 +57,7 @@ class FusionQuery:
             this cosine distance; ``None`` keeps its whole top list.
         entities: The query's entity keys (``domain/entities.entity_key``), sorted; required
             non-empty when ``entity`` fires.
-        prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``); ``None`` adds
+        prior_bound: Priors as a bounded tie-breaker (``domain.rrf.fuse``); ``None`` adds
             them like any arm.
         windows: The day windows the query names (``domain.query_dates``); required
             non-empty when ``time`` fires.
@@ -122,7 +122,7 @@ class RankStore(Protocol):
     def fused_ranks(self, query: FusionQuery) -> tuple[Fused, ...]:
         """The fused candidates, score descending then path, each with its per-arm ranks.
 
-        The same result as :func:`memhtml.domain.fusion.fuse` over each arm's top
+        The same result as :func:`memhtml.domain.rrf.fuse` over each arm's top
         ``arm_limit`` in scope (ties inside an arm by path), to 1e-9 in score.
 
         Raises:

@@ -201,7 +201,7 @@ class RankingOptions:
         return self.arms is None or "vector" in self.arms
 
     def weight_map(self) -> dict[str, float]:
-        """The overrides as the mapping :func:`memhtml.domain.fusion.fuse` takes."""
+        """The overrides as the mapping :func:`memhtml.domain.rrf.fuse` takes."""
         return dict(self.weights)
 
 

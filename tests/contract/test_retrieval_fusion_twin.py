@@ -1,4 +1,4 @@
-"""The fused SQL statement against its pure twin, ``domain.fusion.fuse`` (issue 5, the heart).
+"""The fused SQL statement against its pure twin, ``domain.rrf.fuse`` (issue 5, the heart).
 
 Hypothesis builds small corpora and queries. The twin's per-arm inputs are computed in Python
 from the same rows: the fts order from a separate bm25 query, vector distances with the domain's
@@ -35,12 +35,12 @@ from memhtml.domain.fusion import (
     Fused,
     active_arms,
     arm_named,
-    fuse,
 )
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
 from memhtml.domain.lexical_context import context_documents, previous_in_session
 from memhtml.domain.query_dates import DateWindow
 from memhtml.domain.reinforce import AccessRow
+from memhtml.domain.rrf import fuse
 from memhtml.domain.scope import SearchScope, scope_admits
 from memhtml.domain.vectors import cosine_distance
 from tests.fakes.retrieval_rows import (

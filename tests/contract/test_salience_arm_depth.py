@@ -20,8 +20,9 @@ from memhtml.adapters.sqlite.fused_search import run_fusion
 from memhtml.adapters.sqlite.retrieval_sql import FusionPlan
 from memhtml.adapters.sqlite.salience_sql import salience_arm_sql
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
-from memhtml.domain.fusion import RANK_ARMS, Fused, fuse
+from memhtml.domain.fusion import RANK_ARMS, Fused
 from memhtml.domain.reinforce import AccessRow
+from memhtml.domain.rrf import fuse
 from memhtml.domain.scope import SearchScope, scope_admits
 from tests.fakes.retrieval_rows import MemoryRow, load_rows, open_index, scope_facts
 from tests.fakes.salience_twin import salience_order

@@ -18,7 +18,8 @@ from memhtml.adapters.sqlite.fused_search import run_fusion
 from memhtml.adapters.sqlite.retrieval_sql import FusionPlan
 from memhtml.adapters.sqlite.scope_sql import assemble_scope
 from memhtml.domain.fts_query import fts_query_forms
-from memhtml.domain.fusion import RANK_ARMS, fuse
+from memhtml.domain.fusion import RANK_ARMS
+from memhtml.domain.rrf import fuse
 from memhtml.domain.scope import SearchScope, scope_admits
 from memhtml.domain.session_documents import SESSION_DEPTH
 from tests.fakes.retrieval_rows import MemoryRow, load_rows, open_index, scope_facts

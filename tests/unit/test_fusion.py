@@ -18,8 +18,8 @@ from memhtml.domain.fusion import (
     ArmSpec,
     Fused,
     active_arms,
-    fuse,
 )
+from memhtml.domain.rrf import fuse
 from tests.strategies import ranked_lists, ranking_paths
 
 ARM_NAMES = [arm.name for arm in RANK_ARMS]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memhtml.domain.fusion import Fused, fuse
+from memhtml.domain.fusion import Fused
 from memhtml.domain.graph import (
     GRAPH_SEEDS,
     INBOUND,
@@ -19,6 +19,7 @@ from memhtml.domain.graph import (
     seed_evidence,
     session_edges,
 )
+from memhtml.domain.rrf import fuse
 
 PATHS = [f"p{i}" for i in range(8)]
 edges_strategy = st.lists(

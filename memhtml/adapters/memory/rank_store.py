@@ -1,4 +1,4 @@
-"""``MemoryRankStore``: each arm ranked by its pure twin, then fused by ``domain.fusion.fuse``.
+"""``MemoryRankStore``: each arm ranked by its pure twin, then fused by ``domain.rrf.fuse``.
 
 The SQLite backend runs the same arms as one statement; the contract suite holds the two to
 the same paths, order, ranks and scores.
@@ -14,10 +14,11 @@ from memhtml.adapters.memory.tables import MemoryTables, session_row_key
 from memhtml.domain.entities import entity_ranking
 from memhtml.domain.fts_query import LexicalQuery
 from memhtml.domain.fulltext import query_phrases
-from memhtml.domain.fusion import ArmKind, Fused, fuse
+from memhtml.domain.fusion import ArmKind, Fused
 from memhtml.domain.graph import GraphEdge, GraphVia, graph_ranking, session_edges
 from memhtml.domain.lexical_context import NEIGHBOUR_TYPE
 from memhtml.domain.reinforce import salience_applies, salience_hours, salience_score
+from memhtml.domain.rrf import fuse
 from memhtml.domain.scope import SearchScope, scope_admits
 from memhtml.domain.session_documents import SessionKey, session_ranking
 from memhtml.domain.vectors import f32_cosine_distance, pack_f32

@@ -2,7 +2,7 @@
 
 Every arm of :data:`memhtml.domain.fusion.RANK_ARMS` has a template in ``arm_sql`` returning
 exactly ``(path, rank)`` with rank from 1; :func:`build_rrf_sql` folds the active arms into one
-statement. The pure twin is :func:`memhtml.domain.fusion.fuse`; the contract suite checks that
+statement. The pure twin is :func:`memhtml.domain.rrf.fuse`; the contract suite checks that
 both return the same paths in the same order with the same scores.
 
 Placeholders are numbered and fixed (``arm_sql``): ``?1`` the MATCH text, ``?2`` the per-arm
@@ -43,9 +43,9 @@ from memhtml.domain.fusion import (
     RRF_K,
     ArmKind,
     ArmSpec,
-    prior_ceiling,
     ranks_windows,
 )
+from memhtml.domain.rrf import prior_ceiling
 
 
 @attrs.frozen(kw_only=True)
@@ -61,7 +61,7 @@ class FusionPlan:
         now: The instant salience is computed at.
         evidence_first: Order candidates a query arm ranked before prior-only ones.
         vector_max_distance: The vector arm's distance bound, or ``None``.
-        prior_bound: Priors as a bounded tie-breaker (``domain.fusion.fuse``), or ``None``.
+        prior_bound: Priors as a bounded tie-breaker (``domain.rrf.fuse``), or ``None``.
         vector_ranked: The vector arm's list is bound ranked already (``run_fusion``'s
             ``vector_ranked``) instead of scanned inside the statement.
         fts_ranked: The fts arm's list is bound ranked already (``run_fusion``'s
