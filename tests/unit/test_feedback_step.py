@@ -157,38 +157,24 @@ def test_the_word_pass_ranks_the_own_text_arm_alone_in_the_query_scope() -> None
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "lexical"),
     [
-        RankingOptions(prf_depth=0),
-        RankingOptions(prf_depth=3, prf_source="fused"),
-        RankingOptions(prf_depth=3, arms=("vector", "context")),
+        (RankingOptions(prf_depth=0), LexicalQuery(terms=("alpha",))),
+        (RankingOptions(prf_depth=3, prf_source="fused"), LexicalQuery(terms=("alpha",))),
+        (RankingOptions(prf_depth=3, arms=("vector", "context")), LexicalQuery(terms=("alpha",))),
+        (RankingOptions(prf_depth=3), None),
     ],
 )
-def test_no_word_pass_runs_when_feedback_is_off_reads_a_fusion_or_lacks_the_arm(
-    options: RankingOptions,
+def test_no_word_pass_runs_when_feedback_is_off_reads_a_fusion_lacks_the_arm_or_terms(
+    options: RankingOptions, lexical: LexicalQuery | None
 ) -> None:
-    """Off, the ``fused`` source, or an arm selection without fts: no statement, no paths."""
+    """Off, the ``fused`` source, an arm selection without fts, or a query of stopwords alone
+    (no MATCH text to rank by): no statement, no paths."""
     ranks = FakeRankStore()
-    lexical = LexicalQuery(terms=("alpha",))
     assert None is word_pass(
         ranks,  # type: ignore[arg-type]
         options,
         lexical=lexical,
-        scope=SearchScope(),
-        now="2026-09-20",
-        arm_limit=40,
-    )
-    assert [] == ranks.fusions
-
-
-def test_no_word_pass_runs_for_a_query_without_terms() -> None:
-    """A query of stopwords alone has no MATCH text to rank by."""
-    ranks = FakeRankStore()
-    options = RankingOptions(prf_depth=3)
-    assert None is word_pass(
-        ranks,  # type: ignore[arg-type]
-        options,
-        lexical=None,
         scope=SearchScope(),
         now="2026-09-20",
         arm_limit=40,

@@ -100,10 +100,15 @@ def shared_matches_sql(scope: AssembledScope) -> str:
     )
 
 
+def _ranked_list_sql(param: int) -> str:
+    # An arm's list ranked before the statement, bound as a JSON array of paths, best first.
+    return f"SELECT value, key + 1 FROM json_each(?{param})"
+
+
 def _fts_sql(holes: ArmHoles) -> str:
     # bm25 order, path for ties, numbered after the LIMIT so rank counts the kept rows only.
     if holes.fts_ranked is not None:
-        return f"SELECT value, key + 1 FROM json_each(?{holes.fts_ranked})"
+        return _ranked_list_sql(holes.fts_ranked)
     if holes.shared_matches is not None:
         return (
             "SELECT path, ROW_NUMBER() OVER (ORDER BY score, path) FROM ("
@@ -162,7 +167,7 @@ def vector_distances_sql(holes: ArmHoles, *, within: int | None = None) -> str:
 def _vector_sql(holes: ArmHoles) -> str:
     if holes.vector_ranked is not None:
         # Ranked before the statement, inside the same scope and bound (vector_preselect).
-        return f"SELECT value, key + 1 FROM json_each(?{holes.vector_ranked})"
+        return _ranked_list_sql(holes.vector_ranked)
     return (
         f"SELECT path, ROW_NUMBER() OVER (ORDER BY dist, path) FROM ({vector_distances_sql(holes)})"
     )

@@ -102,7 +102,7 @@ class FusionPlanner:
                 now=now,
                 arm_limit=DEFAULT_ARM_LIMIT,
             )
-            if embeds and self.embedder is not None and self.embedder.watermark == model
+            if embeds and self._embeds_in(model)
             else None
         )
         vector = self._query_vector(query, model) if embeds else None
@@ -196,9 +196,13 @@ class FusionPlanner:
             return ()
         return query_windows(query, today=self.clock.now().date())
 
+    def _embeds_in(self, model: str | None) -> bool:
+        """Whether the embedder writes query vectors in ``model``, the space stored vectors use."""
+        return self.embedder is not None and model is not None and self.embedder.watermark == model
+
     def _query_vector(self, query: str, model: str | None) -> Vector | None:
         embedder = self.embedder
-        if embedder is None or model is None or embedder.watermark != model:
+        if embedder is None or not self._embeds_in(model):
             return None
         try:
             vector = embedder.embed_query(query)
